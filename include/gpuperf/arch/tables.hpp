@@ -1,0 +1,548 @@
+// Latency/throughput tables, ISA maps and the GPU catalog, loaded from latency_tables/
+// (schema_version 1, see latency_tables/README.md). Three levels: opcode -> op class (per ISA
+// family) -> cost (per architecture, with `inherits`). Every value carries a source key.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gpuperf/error.hpp"
+
+namespace gpuperf {
+
+inline constexpr int kTableSchemaVersion = 1;
+
+using json = nlohmann::json;
+
+struct Sourced {
+  double value = 0;
+  std::string source;  // key into the file's sources map
+  std::string file;    // table file that supplied it (after inheritance)
+};
+
+struct ClassCost {
+  Sourced latency, issue_interval;
+  bool unsupported = false;
+  bool present = false;
+};
+
+// An architecture after inheritance is resolved.
+struct ArchTable {
+  std::string arch;       // "sm_80"
+  std::string name;       // "Ampere (GA100)"
+  std::string isa;        // "volta"
+  int sm_version = 0;     // 80
+  bool complete = false;
+  int sub_partitions = 4;
+  std::map<std::string, ClassCost> classes;
+  std::map<std::string, Sourced> opcode_latency, opcode_issue_interval;
+  std::map<std::string, Sourced> memory, cache, occupancy, tensor;
+  std::vector<int> shared_carveouts_kib;
+  std::map<std::string, json> sources;   // merged source map (key -> description)
+  std::vector<std::string> chain;        // inheritance chain, most specific first
+
+  double mem(const std::string& k) const { return get(memory, k); }
+  double cachev(const std::string& k) const { return get(cache, k); }
+  double occ(const std::string& k) const { return get(occupancy, k); }
+  static double get(const std::map<std::string, Sourced>& m, const std::string& k) {
+    auto it = m.find(k);
+    if (it == m.end()) throw TableError("table value '" + k + "' is missing (after inheritance)");
+    return it->second.value;
+  }
+  std::string source_of(const std::map<std::string, Sourced>& m, const std::string& k) const {
+    auto it = m.find(k);
+    return it == m.end() ? "" : it->second.source;
+  }
+};
+
+struct IsaTable {
+  std::string family;
+  std::map<std::string, std::string> base_class;                       // "FFMA" -> "fp32"
+  std::map<std::string, std::map<std::string, std::string>> modifier_class;  // "IMAD" -> {"WIDE": "imad_wide"}
+  std::vector<std::pair<std::string, std::string>> prefix_fallback;
+  std::set<std::string> classes;
+};
+
+struct GpuEntry {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string arch;
+  std::map<std::string, Sourced> values;  // sms, base_clock_mhz, boost_clock_mhz, dram_bandwidth_gbs, ...
+  double get(const std::string& k) const { return ArchTable::get(values, k); }
+};
+
+struct TableIssue {
+  std::string file;
+  std::string message;
+};
+
+namespace detail {
+
+inline json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw IoError(path + ": cannot open table file");
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw TableError(path + ": invalid JSON: " + e.what());
+  }
+}
+
+inline std::string user_config_tables_dir() {
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/gpuperf/tables";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.config/gpuperf/tables";
+  return {};
+}
+
+}  // namespace detail
+
+// The loaded set of tables. Immutable after load; share it freely between threads.
+class Tables {
+ public:
+  // Search order (first wins, file by file): explicit dirs, $GPUPERF_TABLES, the user
+  // config dir, then the shipped dir (compiled in as GPUPERF_DATA_DIR, or given).
+  static std::vector<std::string> default_search_path(const std::vector<std::string>& explicit_dirs = {},
+                                                      const std::string& shipped_dir = {}) {
+    std::vector<std::string> p = explicit_dirs;
+    if (const char* e = std::getenv("GPUPERF_TABLES"); e && *e) p.push_back(e);
+    auto u = detail::user_config_tables_dir();
+    if (!u.empty() && std::filesystem::exists(u)) p.push_back(u);
+    if (!shipped_dir.empty()) p.push_back(shipped_dir);
+#ifdef GPUPERF_DATA_DIR
+    p.push_back(GPUPERF_DATA_DIR);
+#endif
+    if (const char* e = std::getenv("GPUPERF_SHIPPED_TABLES"); e && *e) p.push_back(e);
+    return p;
+  }
+
+  static std::shared_ptr<const Tables> load(const std::vector<std::string>& search_path) {
+    auto t = std::make_shared<Tables>();
+    t->search_path_ = search_path;
+    t->load_all();
+    return t;
+  }
+  static std::shared_ptr<const Tables> load_default(const std::vector<std::string>& explicit_dirs = {}) {
+    return load(default_search_path(explicit_dirs));
+  }
+
+  const ArchTable& arch(const std::string& name) const {
+    auto it = arch_.find(normalize_arch(name));
+    if (it == arch_.end()) {
+      std::string have;
+      for (auto& [k, v] : arch_) have += (have.empty() ? "" : ", ") + k;
+      throw TableError("no latency table for architecture '" + name + "' (have: " + have + "; searched: " + search_list() + ")");
+    }
+    return it->second;
+  }
+  bool has_arch(const std::string& name) const { return arch_.count(normalize_arch(name)) != 0; }
+  // Closest architecture for a compute capability: exact, else the highest at or below it.
+  const ArchTable& arch_for_sm(int sm) const {
+    const ArchTable* best = nullptr;
+    for (auto& [k, v] : arch_)
+      if (v.sm_version <= sm && (!best || v.sm_version > best->sm_version)) best = &v;
+    if (!best) throw TableError("no latency table at or below sm_" + std::to_string(sm));
+    return *best;
+  }
+  const IsaTable& isa(const std::string& family) const {
+    auto it = isa_.find(family);
+    if (it == isa_.end()) throw TableError("no ISA map for family '" + family + "' (searched: " + search_list() + ")");
+    return it->second;
+  }
+  const std::vector<GpuEntry>& gpus() const { return gpus_; }
+  const std::string& default_gpu() const { return default_gpu_; }
+  const GpuEntry& gpu(const std::string& name_or_alias) const {
+    auto lower = [](std::string s) { for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c))); return s; };
+    std::string q = lower(name_or_alias);
+    for (auto& g : gpus_) {
+      if (lower(g.name) == q) return g;
+      for (auto& a : g.aliases) if (lower(a) == q) return g;
+    }
+    std::string have;
+    for (auto& g : gpus_) have += (have.empty() ? "" : ", ") + (g.aliases.empty() ? g.name : g.aliases.front());
+    throw UnknownGpuError("unknown GPU '" + name_or_alias + "' (known: " + have + "; `gpuperf gpus` lists them)");
+  }
+  const std::vector<std::string>& search_path() const { return search_path_; }
+  const std::vector<TableIssue>& issues() const { return issues_; }
+  const std::vector<std::string>& loaded_files() const { return loaded_files_; }
+
+  static std::string normalize_arch(std::string a) {
+    if (a.rfind("sm", 0) != 0) a = "sm_" + a;
+    if (a.size() > 2 && a[2] != '_') a.insert(2, "_");
+    return a;
+  }
+
+  // Validation of everything loaded: returns problems found (empty = all good). Load errors
+  // that prevent use are thrown by load(); check() collects the rest.
+  std::vector<TableIssue> check() const;
+
+ private:
+  std::string search_list() const {
+    std::string s;
+    for (auto& p : search_path_) s += (s.empty() ? "" : ", ") + p;
+    return s.empty() ? "<none>" : s;
+  }
+  // First file with this relative path along the search path.
+  std::optional<std::string> find_file(const std::string& rel) const {
+    for (auto& d : search_path_) {
+      auto p = std::filesystem::path(d) / rel;
+      if (std::filesystem::exists(p)) return p.string();
+    }
+    return std::nullopt;
+  }
+  std::set<std::string> list_files(const std::string& sub) const {
+    std::set<std::string> names;
+    for (auto& d : search_path_) {
+      auto p = std::filesystem::path(d) / sub;
+      if (!std::filesystem::is_directory(p)) continue;
+      for (auto& e : std::filesystem::directory_iterator(p))
+        if (e.path().extension() == ".json") names.insert(e.path().filename().string());
+    }
+    return names;
+  }
+
+  void note(const std::string& file, const std::string& msg) { issues_.push_back({file, msg}); }
+
+  void check_header(const json& j, const std::string& file, const char* kind) {
+    if (!j.is_object()) throw TableError(file + ": expected a JSON object at top level");
+    if (!j.contains("schema_version")) throw TableError(file + ": missing 'schema_version'");
+    if (j["schema_version"] != kTableSchemaVersion)
+      throw TableError(file + ": schema_version " + j["schema_version"].dump() + " is not supported (this gpuperf reads " +
+                       std::to_string(kTableSchemaVersion) + ")");
+    if (j.value("kind", "") != kind) throw TableError(file + ": expected \"kind\": \"" + kind + "\"");
+  }
+
+  void check_sources(const json& j, const std::string& file) {
+    if (!j.contains("sources") || !j["sources"].is_object()) { note(file, "missing 'sources' map"); return; }
+    for (auto& [key, s] : j["sources"].items()) {
+      std::string kind = s.value("kind", "");
+      auto need = [&](const char* f) { if (!s.contains(f) || !s[f].is_string() || s[f].get<std::string>().empty()) note(file, "source '" + key + "' of kind '" + kind + "' needs '" + f + "'"); };
+      if (kind == "seed") { need("file"); need("where"); }
+      else if (kind == "vendor") need("doc");
+      else if (kind == "measured") { need("gpu"); need("tool"); need("date"); }
+      else if (kind == "estimated") need("why");
+      else note(file, "source '" + key + "' has unknown kind '" + kind + "' (expected seed, vendor, measured or estimated)");
+      if (kind == "seed" && s.contains("file") && s["file"].is_string()) {
+        static const std::set<std::string> seeds = {"000_81604b7ea25d1563.txt", "001_0d20ad827ebcd750.txt", "002_026cf5fd219c57c2.txt",
+                                                    "003_6a7729b8a1d87d3f.txt", "004_c457eea20bd8e80e.txt"};
+        if (!seeds.count(s["file"].get<std::string>())) note(file, "source '" + key + "' names seed file '" + s["file"].get<std::string>() + "', which is not one of the five seeds");
+      }
+    }
+  }
+
+  Sourced read_value(const json& v, const std::string& file, const std::string& what, const json& sources,
+                     double lo, double hi) {
+    if (!v.is_object() || !v.contains("value") || !v.contains("source")) {
+      note(file, what + ": expected {\"value\": ..., \"source\": ...}");
+      return {};
+    }
+    Sourced s;
+    s.file = file;
+    s.source = v["source"].is_string() ? v["source"].get<std::string>() : "";
+    if (!sources.contains(s.source)) note(file, what + ": source '" + s.source + "' is not in this file's sources");
+    for (auto& [k, x] : v.items())
+      if (k != "value" && k != "source" && k != "note") note(file, what + ": unknown key '" + k + "'");
+    if (v["value"].is_number()) {
+      s.value = v["value"].get<double>();
+      if (!(s.value >= lo && s.value <= hi)) note(file, what + ": value " + v["value"].dump() + " outside the plausible range [" + fmt(lo) + ", " + fmt(hi) + "]");
+    } else if (!v["value"].is_array()) {
+      note(file, what + ": value must be a number");
+    }
+    return s;
+  }
+  static std::string fmt(double d) {
+    std::string s = std::to_string(d);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (!s.empty() && s.back() == '.') s.pop_back();
+    return s;
+  }
+
+  void load_all();
+  void load_isa(const std::string& file);
+  void load_arch_raw(const std::string& file);
+  void resolve_arch(const std::string& name, std::vector<std::string>& stack);
+  void load_gpus(const std::string& file);
+
+  std::vector<std::string> search_path_;
+  std::map<std::string, IsaTable> isa_;
+  std::map<std::string, std::pair<std::string, json>> arch_raw_;  // name -> (file, json)
+  std::map<std::string, ArchTable> arch_;
+  std::vector<GpuEntry> gpus_;
+  std::string default_gpu_ = "a100";
+  std::vector<TableIssue> issues_;
+  std::vector<std::string> loaded_files_;
+};
+
+// Ranges that catch unit mistakes (ns for cycles, bytes for KiB, ...).
+namespace detail {
+struct Range { double lo, hi; };
+inline const std::map<std::string, Range>& memory_ranges() {
+  static const std::map<std::string, Range> r = {
+      {"l1_hit_latency_cycles", {5, 200}}, {"l2_hit_latency_cycles", {50, 1000}}, {"dram_latency_cycles", {100, 2000}},
+      {"tlb_miss_penalty_cycles", {0, 5000}}, {"shared_latency_cycles", {5, 100}}, {"const_l1_latency_cycles", {5, 200}},
+      {"const_l15_latency_cycles", {10, 500}}, {"const_l2_latency_cycles", {50, 1000}}, {"shared_atomic_latency_cycles", {1, 500}},
+      {"global_atomic_latency_cycles", {5, 2000}}, {"l1_wavefronts_per_cycle", {0.1, 8}}, {"shared_wavefronts_per_cycle", {0.1, 8}},
+      {"launch_overhead_us", {0, 50}}};
+  return r;
+}
+inline const std::map<std::string, Range>& cache_ranges() {
+  static const std::map<std::string, Range> r = {
+      {"sector_bytes", {8, 256}}, {"l1_line_bytes", {32, 512}}, {"l1_assoc", {1, 1024}}, {"l2_line_bytes", {32, 512}},
+      {"l2_assoc", {1, 128}}, {"l1_shared_combined_kib", {16, 1024}}, {"shared_carveouts_kib", {0, 1024}}, {"shared_banks", {8, 64}},
+      {"shared_bank_bytes", {4, 8}}, {"register_banks", {1, 8}}, {"register_bank_bits", {32, 128}}};
+  return r;
+}
+inline const std::map<std::string, Range>& occupancy_ranges() {
+  static const std::map<std::string, Range> r = {
+      {"max_warps_per_sm", {8, 128}}, {"max_blocks_per_sm", {1, 64}}, {"max_threads_per_sm", {256, 4096}},
+      {"max_threads_per_block", {256, 2048}}, {"registers_per_sm", {8192, 262144}}, {"max_registers_per_thread", {63, 255}},
+      {"register_alloc_unit", {64, 1024}}, {"warp_alloc_granularity", {1, 8}}, {"shared_alloc_unit_bytes", {32, 1024}},
+      {"reserved_shared_per_block_bytes", {0, 4096}}, {"max_shared_per_sm_kib", {16, 1024}}, {"max_shared_per_block_kib", {16, 1024}},
+      {"default_shared_per_block_kib", {16, 1024}}, {"max_barriers_per_sm", {1, 64}}};
+  return r;
+}
+inline const std::map<std::string, Range>& gpu_ranges() {
+  static const std::map<std::string, Range> r = {
+      {"sms", {1, 1024}}, {"base_clock_mhz", {100, 4000}}, {"boost_clock_mhz", {100, 4000}}, {"dram_bandwidth_gbs", {10, 50000}},
+      {"dram_gib", {0.5, 1024}}, {"l2_mib", {0.25, 1024}}, {"dram_efficiency", {0.2, 1.0}}, {"l2_bandwidth_gbs", {50, 100000}}};
+  return r;
+}
+}  // namespace detail
+
+inline void Tables::load_all() {
+  if (search_path_.empty()) throw TableError("no latency-table directory: pass --tables DIR or set GPUPERF_TABLES");
+  bool any_dir = false;
+  for (auto& d : search_path_) any_dir |= std::filesystem::is_directory(d);
+  if (!any_dir) throw TableError("none of the latency-table directories exist (searched: " + search_list() + ")");
+  for (auto& f : list_files("isa")) load_isa(*find_file("isa/" + f));
+  for (auto& f : list_files("arch")) load_arch_raw(*find_file("arch/" + f));
+  for (auto& [name, fj] : arch_raw_) {
+    std::vector<std::string> stack;
+    resolve_arch(name, stack);
+  }
+  // gpus.json: merge every file along the path, earlier (overrides) first.
+  std::set<std::string> seen;
+  for (auto& d : search_path_) {
+    auto p = std::filesystem::path(d) / "gpus.json";
+    if (std::filesystem::exists(p)) load_gpus(p.string());
+  }
+  if (gpus_.empty()) throw TableError("no GPU catalog (gpus.json) found (searched: " + search_list() + ")");
+}
+
+inline void Tables::load_isa(const std::string& file) {
+  json j = detail::read_json_file(file);
+  check_header(j, file, "isa");
+  loaded_files_.push_back(file);
+  IsaTable t;
+  t.family = j.value("family", "");
+  if (t.family.empty()) throw TableError(file + ": missing 'family'");
+  for (auto& [k, v] : j.items())
+    if (k != "schema_version" && k != "kind" && k != "family" && k != "description" && k != "classes" && k != "opcodes" && k != "prefix_fallback")
+      note(file, "unknown top-level key '" + k + "'");
+  if (!j.contains("classes") || !j["classes"].is_object()) throw TableError(file + ": missing 'classes'");
+  for (auto& [k, v] : j["classes"].items()) t.classes.insert(k);
+  if (!j.contains("opcodes") || !j["opcodes"].is_object()) throw TableError(file + ": missing 'opcodes'");
+  for (auto& [op, v] : j["opcodes"].items()) {
+    if (op.find('.') != std::string::npos) note(file, "opcode key '" + op + "' has a modifier; keys are base mnemonics, modifiers go in 'modifiers'");
+    std::string c = v.value("class", "");
+    if (!t.classes.count(c)) note(file, "opcode " + op + ": class '" + c + "' is not declared in 'classes'");
+    t.base_class[op] = c;
+    if (v.contains("modifiers")) {
+      for (auto& [m, mc] : v["modifiers"].items()) {
+        if (!t.classes.count(mc.get<std::string>())) note(file, "opcode " + op + "." + m + ": class '" + mc.get<std::string>() + "' is not declared");
+        t.modifier_class[op][m] = mc.get<std::string>();
+      }
+    }
+    for (auto& [k, x] : v.items())
+      if (k != "class" && k != "modifiers" && k != "note") note(file, "opcode " + op + ": unknown key '" + k + "'");
+  }
+  // nlohmann::json objects de-duplicate keys silently; catch duplicates in the raw text.
+  {
+    std::ifstream in(file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::map<std::string, int> count;
+    auto ops = text.find("\"opcodes\"");
+    auto end = text.find("\"prefix_fallback\"");
+    std::size_t p = ops;
+    while (ops != std::string::npos && (p = text.find("\": {\"class\"", p)) != std::string::npos && (end == std::string::npos || p < end)) {
+      auto q = text.rfind('"', p - 1);
+      std::string key = text.substr(q + 1, p - q - 1);
+      if (++count[key] == 2) note(file, "duplicate opcode '" + key + "'");
+      p += 4;
+    }
+  }
+  if (j.contains("prefix_fallback"))
+    for (auto& e : j["prefix_fallback"]) {
+      std::string c = e.value("class", "");
+      if (!t.classes.count(c)) note(file, "prefix_fallback '" + e.value("prefix", "") + "': class '" + c + "' is not declared");
+      t.prefix_fallback.emplace_back(e.value("prefix", ""), c);
+    }
+  if (t.prefix_fallback.empty() || !t.prefix_fallback.back().first.empty())
+    note(file, "prefix_fallback should end with an empty prefix (catch-all), so unknown opcodes always get a class");
+  isa_[t.family] = std::move(t);
+}
+
+inline void Tables::load_arch_raw(const std::string& file) {
+  json j = detail::read_json_file(file);
+  check_header(j, file, "arch");
+  loaded_files_.push_back(file);
+  std::string name = j.value("arch", "");
+  if (name.empty()) throw TableError(file + ": missing 'arch'");
+  auto stem = std::filesystem::path(file).stem().string();
+  if (stem != name) note(file, "file name '" + stem + "' does not match arch '" + name + "'");
+  arch_raw_[name] = {file, j};
+}
+
+inline void Tables::resolve_arch(const std::string& name, std::vector<std::string>& stack) {
+  if (arch_.count(name)) return;
+  if (std::find(stack.begin(), stack.end(), name) != stack.end()) {
+    std::string cyc;
+    for (auto& s : stack) cyc += s + " -> ";
+    throw TableError(arch_raw_[name].first + ": inheritance cycle: " + cyc + name);
+  }
+  auto it = arch_raw_.find(name);
+  if (it == arch_raw_.end()) throw TableError("architecture '" + name + "' is inherited but has no table file");
+  stack.push_back(name);
+  const std::string& file = it->second.first;
+  const json& j = it->second.second;
+  ArchTable t;
+  if (j.contains("inherits") && !j["inherits"].is_null()) {
+    std::string parent = j["inherits"].get<std::string>();
+    if (!arch_raw_.count(parent)) throw TableError(file + ": inherits '" + parent + "', which has no table file");
+    resolve_arch(parent, stack);
+    t = arch_[parent];
+  }
+  t.arch = name;
+  t.name = j.value("name", name);
+  t.isa = j.value("isa", t.isa);
+  t.complete = j.value("complete", false);
+  t.chain.insert(t.chain.begin(), name);
+  try { t.sm_version = std::stoi(name.substr(3)); } catch (...) { throw TableError(file + ": arch '" + name + "' is not of the form sm_NN"); }
+  static const std::set<std::string> top = {"schema_version", "kind", "arch", "name", "isa", "inherits", "complete", "sources", "sub_partitions",
+                                            "classes", "opcode_latency_cycles", "opcode_issue_interval_cycles", "memory", "cache", "occupancy", "tensor"};
+  for (auto& [k, v] : j.items()) if (!top.count(k)) note(file, "unknown top-level key '" + k + "'");
+  check_sources(j, file);
+  json sources = j.value("sources", json::object());
+  for (auto& [k, v] : sources.items()) t.sources[k] = v;
+  if (j.contains("sub_partitions")) t.sub_partitions = static_cast<int>(read_value(j["sub_partitions"], file, "sub_partitions", sources, 1, 8).value);
+  if (j.contains("classes")) {
+    for (auto& [c, v] : j["classes"].items()) {
+      ClassCost cc = t.classes.count(c) ? t.classes[c] : ClassCost{};
+      if (v.value("unsupported", false)) { cc = ClassCost{}; cc.unsupported = true; cc.present = true; t.classes[c] = cc; continue; }
+      cc.unsupported = false;
+      for (auto& [k, x] : v.items()) if (k != "latency_cycles" && k != "issue_interval_cycles" && k != "unsupported") note(file, "class " + c + ": unknown key '" + k + "'");
+      if (v.contains("latency_cycles")) cc.latency = read_value(v["latency_cycles"], file, "class " + c + " latency_cycles", sources, 1, 2000);
+      if (v.contains("issue_interval_cycles")) cc.issue_interval = read_value(v["issue_interval_cycles"], file, "class " + c + " issue_interval_cycles", sources, 0.25, 512);
+      if (!cc.present && (!v.contains("latency_cycles") || !v.contains("issue_interval_cycles")))
+        note(file, "class " + c + " needs both latency_cycles and issue_interval_cycles (no inherited values)");
+      cc.present = true;
+      t.classes[c] = cc;
+    }
+  }
+  auto read_map = [&](const char* section, std::map<std::string, Sourced>& dst, const std::map<std::string, detail::Range>* ranges) {
+    if (!j.contains(section)) return;
+    for (auto& [k, v] : j[section].items()) {
+      detail::Range r{-1e18, 1e18};
+      if (ranges) {
+        auto rit = ranges->find(k);
+        if (rit == ranges->end()) { note(file, std::string(section) + ": unknown key '" + k + "'"); continue; }
+        r = rit->second;
+      }
+      dst[k] = read_value(v, file, std::string(section) + "." + k, sources, r.lo, r.hi);
+      if (k == "shared_carveouts_kib" && v.contains("value") && v["value"].is_array()) {
+        t.shared_carveouts_kib.clear();
+        for (auto& x : v["value"]) t.shared_carveouts_kib.push_back(x.get<int>());
+      }
+    }
+  };
+  read_map("opcode_latency_cycles", t.opcode_latency, nullptr);
+  read_map("opcode_issue_interval_cycles", t.opcode_issue_interval, nullptr);
+  read_map("memory", t.memory, &detail::memory_ranges());
+  read_map("cache", t.cache, &detail::cache_ranges());
+  read_map("occupancy", t.occupancy, &detail::occupancy_ranges());
+  read_map("tensor", t.tensor, nullptr);
+  arch_[name] = std::move(t);
+  stack.pop_back();
+}
+
+inline void Tables::load_gpus(const std::string& file) {
+  json j = detail::read_json_file(file);
+  check_header(j, file, "gpu_catalog");
+  loaded_files_.push_back(file);
+  check_sources(j, file);
+  json sources = j.value("sources", json::object());
+  if (gpus_.empty() && j.contains("default")) default_gpu_ = j["default"].get<std::string>();
+  if (!j.contains("gpus") || !j["gpus"].is_array()) throw TableError(file + ": missing 'gpus' array");
+  std::set<std::string> names_here;
+  for (auto& g : j["gpus"]) {
+    GpuEntry e;
+    e.name = g.value("name", "");
+    if (e.name.empty()) { note(file, "a GPU entry has no name"); continue; }
+    if (!names_here.insert(e.name).second) note(file, "duplicate GPU '" + e.name + "'");
+    if (g.contains("aliases")) e.aliases = g["aliases"].get<std::vector<std::string>>();
+    e.arch = g.value("arch", "");
+    for (auto& [k, v] : g.items()) {
+      if (k == "name" || k == "aliases" || k == "arch") continue;
+      auto rit = detail::gpu_ranges().find(k);
+      if (rit == detail::gpu_ranges().end()) { note(file, "GPU " + e.name + ": unknown key '" + k + "'"); continue; }
+      e.values[k] = read_value(v, file, "GPU " + e.name + " " + k, sources, rit->second.lo, rit->second.hi);
+    }
+    for (auto& [k, r] : detail::gpu_ranges())
+      if (!e.values.count(k)) note(file, "GPU " + e.name + ": missing '" + k + "'");
+    // Earlier files (overrides) win: skip names already present.
+    bool exists = false;
+    for (auto& x : gpus_) exists |= x.name == e.name;
+    if (!exists) gpus_.push_back(std::move(e));
+  }
+}
+
+inline std::vector<TableIssue> Tables::check() const {
+  std::vector<TableIssue> out = issues_;
+  for (auto& [name, a] : arch_) {
+    std::string file = arch_raw_.at(name).first;
+    if (!isa_.count(a.isa)) { out.push_back({file, "isa family '" + a.isa + "' has no isa/ file"}); continue; }
+    const auto& isa = isa_.at(a.isa);
+    bool all_own = true;
+    for (auto& c : isa.classes) {
+      auto it = a.classes.find(c);
+      if (it == a.classes.end() || !it->second.present) out.push_back({file, "class '" + c + "' of ISA " + a.isa + " has no cost (add it or mark it unsupported)"});
+    }
+    for (auto& [c, cc] : a.classes) {
+      if (!isa.classes.count(c)) out.push_back({file, "class '" + c + "' is not a class of ISA " + a.isa});
+      if (cc.latency.file != file && cc.issue_interval.file != file && !cc.unsupported) all_own = false;
+    }
+    for (auto& [op, v] : a.opcode_latency) {
+      auto base = op.substr(0, op.find('.'));
+      if (!isa.base_class.count(base)) out.push_back({file, "opcode_latency_cycles: '" + op + "' is not an opcode of ISA " + a.isa});
+    }
+    if (a.complete && !all_own) out.push_back({file, "marked complete but some classes only have inherited values"});
+    static const char* need_mem[] = {"l1_hit_latency_cycles", "l2_hit_latency_cycles", "dram_latency_cycles", "shared_latency_cycles", "launch_overhead_us"};
+    for (auto k : need_mem) if (!a.memory.count(k)) out.push_back({file, std::string("memory.") + k + " missing (after inheritance)"});
+    static const char* need_occ[] = {"max_warps_per_sm", "max_blocks_per_sm", "registers_per_sm", "register_alloc_unit", "max_shared_per_sm_kib", "shared_alloc_unit_bytes"};
+    for (auto k : need_occ) if (!a.occupancy.count(k)) out.push_back({file, std::string("occupancy.") + k + " missing (after inheritance)"});
+    if (a.shared_carveouts_kib.empty()) out.push_back({file, "cache.shared_carveouts_kib missing"});
+  }
+  for (auto& g : gpus_) {
+    if (!arch_.count(g.arch)) out.push_back({"gpus.json", "GPU " + g.name + ": arch '" + g.arch + "' has no table"});
+    if (g.values.count("base_clock_mhz") && g.values.count("boost_clock_mhz") && g.get("base_clock_mhz") > g.get("boost_clock_mhz"))
+      out.push_back({"gpus.json", "GPU " + g.name + ": base clock above boost clock"});
+  }
+  std::map<std::string, std::string> alias_owner;
+  for (auto& g : gpus_)
+    for (auto& a : g.aliases) {
+      auto [it, fresh] = alias_owner.emplace(a, g.name);
+      if (!fresh && it->second != g.name) out.push_back({"gpus.json", "alias '" + a + "' names both " + it->second + " and " + g.name});
+    }
+  return out;
+}
+
+}  // namespace gpuperf

@@ -1,0 +1,165 @@
+// Memory-side pure functions: coalescing of per-lane addresses into 32 B sectors and 128 B
+// lines, shared-memory bank conflicts, streaming reuse distances (O(N log M)) and the
+// analytic set-associative hit probability (PPT-GPU's formula without its abs() defect).
+#pragma once
+
+#include <boost/math/distributions/normal.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace gpuperf {
+
+struct Coalesced {
+  std::uint32_t sectors = 0;  // distinct 32 B sectors
+  std::uint32_t lines = 0;    // distinct 128 B lines
+};
+
+// Distinct sectors/lines touched by one warp request. `width` bytes per lane; an access
+// that straddles a sector boundary touches both.
+inline Coalesced coalesce(const std::uint64_t* addr, unsigned n, unsigned width, std::uint64_t* sector_out = nullptr) {
+  std::uint64_t sec[64];
+  unsigned ns = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    std::uint64_t first = addr[i] >> 5, last = (addr[i] + (width ? width : 1) - 1) >> 5;
+    for (std::uint64_t s = first; s <= last && ns < 64; ++s) sec[ns++] = s;
+  }
+  std::sort(sec, sec + ns);
+  ns = static_cast<unsigned>(std::unique(sec, sec + ns) - sec);
+  Coalesced c;
+  c.sectors = ns;
+  std::uint64_t prev_line = ~0ull;
+  for (unsigned i = 0; i < ns; ++i) {
+    if ((sec[i] >> 2) != prev_line) { ++c.lines; prev_line = sec[i] >> 2; }
+    if (sector_out) sector_out[i] = sec[i];
+  }
+  return c;
+}
+
+// Shared-memory wavefronts for one warp request: 32 banks of `bank_bytes`; accesses wider
+// than 4 B are served per half-warp (8 B) or quarter-warp (16 B). Lanes reading the same
+// word are broadcast. Returns the number of bank passes (1 = conflict-free).
+inline unsigned shared_wavefronts(const std::uint64_t* addr, unsigned n, unsigned width, unsigned banks = 32, unsigned bank_bytes = 4) {
+  if (n == 0) return 0;
+  unsigned group = width >= 16 ? 8 : width >= 8 ? 16 : 32;
+  unsigned total = 0;
+  for (unsigned g0 = 0; g0 < n; g0 += group) {
+    unsigned g1 = std::min(n, g0 + group);
+    // For each bank, count distinct words touched.
+    std::uint64_t words[128];
+    unsigned nw = 0;
+    for (unsigned i = g0; i < g1; ++i) {
+      unsigned per = std::max(1u, width / bank_bytes);
+      for (unsigned k = 0; k < per && nw < 128; ++k) words[nw++] = addr[i] / bank_bytes + k;
+    }
+    std::sort(words, words + nw);
+    nw = static_cast<unsigned>(std::unique(words, words + nw) - words);
+    unsigned count[64] = {0};
+    unsigned ways = 1;
+    for (unsigned i = 0; i < nw; ++i) ways = std::max(ways, ++count[words[i] % banks]);
+    total += ways;
+  }
+  return total;
+}
+
+// Streaming LRU stack-distance profiler (distinct keys since the previous use of the same key),
+// using a Fenwick tree over access times: O(log N) per access.
+class ReuseProfiler {
+ public:
+  static constexpr int kBuckets = 64;  // bucket b holds distances in [2^(b/2), 2^((b+1)/2))
+  void reserve(std::size_t n) { grow(n + 1); last_.reserve(n / 2 + 1); }
+  // Returns the stack distance, or -1 for a first (cold) access.
+  std::int64_t access(std::uint64_t key) {
+    std::int64_t result = -1;
+    std::uint64_t t = ++time_;
+    if (tree_.size() <= t) grow(std::max<std::size_t>(t + 1, tree_.size() * 2 + 1));
+    auto it = last_.find(key);
+    if (it == last_.end()) {
+      ++cold_;
+      last_.emplace(key, t);
+    } else {
+      std::uint64_t prev = it->second;
+      std::uint64_t distinct = sum(t - 1) - sum(prev);  // keys whose latest use is after prev
+      add(prev, -1);
+      live_[prev] = 0;
+      it->second = t;
+      ++hist_[bucket(distinct)];
+      max_distance_ = std::max(max_distance_, distinct);
+      result = static_cast<std::int64_t>(distinct);
+    }
+    add(t, +1);
+    live_[t] = 1;
+    ++accesses_;
+    return result;
+  }
+  std::uint64_t accesses() const { return accesses_; }
+  std::uint64_t cold() const { return cold_; }
+  std::uint64_t distinct() const { return last_.size(); }
+  const std::uint64_t* histogram() const { return hist_; }
+  static int bucket(std::uint64_t d) {
+    if (d == 0) return 0;
+    double b = 2.0 * std::log2(double(d) + 1);
+    return std::min(kBuckets - 1, static_cast<int>(b));
+  }
+  // Representative distance of a bucket (geometric middle).
+  static double bucket_distance(int b) { return std::pow(2.0, (b + 0.5) / 2.0) - 1; }
+
+ private:
+  // Fenwick nodes above the old size cover old positions, so growing rebuilds the tree
+  // from the per-time liveness flags in O(n).
+  void grow(std::size_t n) {
+    if (n <= tree_.size()) return;
+    live_.resize(n, 0);
+    tree_.assign(n, 0);
+    for (std::size_t i = 1; i < n; ++i) {
+      tree_[i] += live_[i];
+      std::size_t j = i + (i & (~i + 1));
+      if (j < n) tree_[j] += tree_[i];
+    }
+  }
+  void add(std::uint64_t i, int v) { for (; i < tree_.size(); i += i & (~i + 1)) tree_[i] += v; }
+  std::uint64_t sum(std::uint64_t i) const {
+    std::int64_t s = 0;
+    for (; i > 0; i -= i & (~i + 1)) s += tree_[i];
+    return static_cast<std::uint64_t>(s);
+  }
+  std::vector<std::int32_t> tree_;
+  std::vector<std::uint8_t> live_;
+  std::unordered_map<std::uint64_t, std::uint64_t> last_;
+  std::uint64_t time_ = 0, cold_ = 0, accesses_ = 0, max_distance_ = 0;
+  std::uint64_t hist_[kBuckets] = {0};
+};
+
+// Probability that an access with stack distance D hits in a cache of B blocks and
+// associativity A under random set mapping: the number of the D distinct intervening blocks
+// that fall in the same set is ~ Normal(mu = D*A/B, sigma^2 = mu*(B-A)/B); the access hits
+// if fewer than A of them map there. PPT-GPU used Q(|A-1-mu|/sigma), which is >= 0.5 for
+// every finite D; the correct form is Phi((A-1-mu)/sigma).
+inline double hit_probability(double distance, double blocks, double assoc) {
+  if (blocks <= 0) return 0;
+  if (distance <= 0) return 1;
+  assoc = std::min(assoc, blocks);
+  if (assoc >= blocks) return distance < blocks ? 1.0 : 0.0;  // fully associative LRU
+  double mu = distance * assoc / blocks;
+  double sigma = std::sqrt(mu * (blocks - assoc) / blocks);
+  if (sigma <= 0) return mu <= assoc - 1 ? 1.0 : 0.0;
+  static const boost::math::normal_distribution<double> N01(0.0, 1.0);
+  return boost::math::cdf(N01, (assoc - 1 + 0.5 - mu) / sigma);  // +0.5: continuity correction
+}
+
+// Hit rate of a reuse profile in a cache of `capacity_bytes` with `block_bytes` blocks.
+inline double hit_rate(const std::uint64_t* hist, std::uint64_t cold, double capacity_bytes, double block_bytes, double assoc) {
+  double total = static_cast<double>(cold), hits = 0;
+  double blocks = capacity_bytes / block_bytes;
+  for (int b = 0; b < ReuseProfiler::kBuckets; ++b) {
+    if (!hist[b]) continue;
+    total += static_cast<double>(hist[b]);
+    hits += static_cast<double>(hist[b]) * hit_probability(ReuseProfiler::bucket_distance(b), blocks, assoc);
+  }
+  return total > 0 ? hits / total : 0;
+}
+
+}  // namespace gpuperf

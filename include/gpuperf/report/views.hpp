@@ -1,0 +1,177 @@
+// Views of a Report: aligned text for terminals and JSON (schema "gpuperf.report/1",
+// documented in docs/json-schema.md). Both read the same struct and compute nothing.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+#include "gpuperf/report/report.hpp"
+
+namespace gpuperf {
+
+inline constexpr const char* kReportSchema = "gpuperf.report/1";
+
+inline nlohmann::json to_json(const StallBreakdown& s) { return nlohmann::json(s.as_map()); }
+
+inline nlohmann::json to_json(const KernelReport& k) {
+  using nlohmann::json;
+  json j;
+  j["name"] = k.name;
+  j["launch_id"] = k.launch_id;
+  j["input_format"] = k.input_format;
+  j["gpu"] = k.gpu;
+  j["arch"] = k.arch;
+  j["mode"] = k.mode;
+  j["sm_clock_mhz"] = k.sm_clock_mhz;
+  j["time_us"] = k.time_us;
+  j["time_range_us"] = {k.time_low_us, k.time_high_us};
+  j["cycles"] = k.cycles;
+  j["launch_overhead_us"] = k.launch_overhead_us;
+  j["bottleneck"] = k.bottleneck;
+  j["bottleneck_detail"] = k.bottleneck_detail;
+  j["bounds_cycles"] = k.bounds.as_map();
+  j["busiest_unit"] = k.bounds.busiest_unit;
+  const auto& o = k.occupancy;
+  j["occupancy"] = {{"blocks_per_sm", o.blocks_per_sm}, {"active_warps_per_sm", o.active_warps_per_sm}, {"max_warps_per_sm", o.max_warps_per_sm},
+                    {"occupancy", o.occupancy}, {"limiter", o.limiter},
+                    {"limits", {{"warps", o.limit_warps}, {"registers", o.limit_registers}, {"shared", o.limit_shared}, {"blocks", o.limit_blocks}, {"barriers", o.limit_barriers}}},
+                    {"registers_per_thread", o.registers_per_thread}, {"registers_per_warp_allocated", o.registers_per_warp_allocated},
+                    {"shared_per_block_allocated", o.shared_per_block_allocated}, {"shared_config_kib", o.shared_config_kib}};
+  j["grid"] = {{"ctas", k.grid_ctas}, {"ctas_per_sm", k.ctas_per_sm}, {"waves", k.waves}, {"tail_ctas", k.tail_ctas}, {"simulated_ctas", k.simulated_ctas}};
+  j["instructions"] = {{"warp", k.warp_instructions}, {"thread", k.thread_instructions}, {"ipc", k.ipc}};
+  const auto& m = k.memory;
+  j["memory"] = {{"global_load_requests", m.global_load_requests}, {"global_store_requests", m.global_store_requests},
+                 {"atomic_requests", m.atomic_requests}, {"global_load_sectors", m.global_load_sectors}, {"global_store_sectors", m.global_store_sectors},
+                 {"shared_requests", m.shared_requests}, {"shared_wavefronts", m.shared_wavefronts},
+                 {"l1_hit_rate", m.l1_hit_rate}, {"l2_hit_rate", m.l2_hit_rate}, {"hit_rates_assumed", m.hit_rates_assumed},
+                 {"hit_rate_basis", m.hit_rate_basis}, {"dram_read_bytes", m.dram_read_bytes}, {"dram_write_bytes", m.dram_write_bytes},
+                 {"l2_bytes", m.l2_bytes}, {"avg_load_latency_cycles", m.avg_load_latency}};
+  const auto& r = k.roofline;
+  j["roofline"] = {{"flops", {{"fp16", r.flops_fp16}, {"fp32", r.flops_fp32}, {"fp64", r.flops_fp64}, {"tensor", r.flops_tensor}}},
+                   {"bytes", {{"l1", r.bytes_l1}, {"l2", r.bytes_l2}, {"dram", r.bytes_dram}}},
+                   {"arithmetic_intensity", {{"l1", r.ai_l1}, {"l2", r.ai_l2}, {"dram", r.ai_dram}}},
+                   {"precision", r.precision}, {"peak_gflops", r.peak_gflops}, {"dram_gbs", r.dram_gbs}, {"l2_gbs", r.l2_gbs},
+                   {"attainable_gflops", r.attainable_gflops}, {"achieved_gflops", r.achieved_gflops}, {"bound", r.bound}};
+  j["stalls_cycles"] = to_json(k.stalls);
+  j["per_pc"] = json::array();
+  for (auto& p : k.per_pc)
+    j["per_pc"].push_back({{"pc", p.pc}, {"text", p.text}, {"class", p.op_class}, {"warp_executions", p.warp_executions},
+                           {"latency", p.latency}, {"issue_interval", p.issue_interval}, {"stalls_per_execution", to_json(p.stalls)},
+                           {"stall_cycles_total", p.stall_cycles_total}, {"unknown_opcode", p.unknown_opcode}});
+  j["unknown_opcodes"] = k.unknown_opcodes;
+  j["warnings"] = k.warnings;
+  if (k.measured_time_us) j["measured_time_us"] = *k.measured_time_us;
+  return j;
+}
+
+inline nlohmann::json to_json(const Report& r) {
+  nlohmann::json j;
+  j["schema"] = kReportSchema;
+  j["tool_version"] = r.tool_version;
+  j["gpu"] = r.gpu;
+  j["total_time_us"] = r.total_time_us;
+  j["kernels"] = nlohmann::json::array();
+  for (auto& k : r.kernels) j["kernels"].push_back(to_json(k));
+  j["warnings"] = r.warnings;
+  return j;
+}
+
+namespace detail {
+inline std::string fmtd(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+inline std::string human_bytes(double b) {
+  if (b >= 1e9) return fmtd("%.2f GB", b / 1e9);
+  if (b >= 1e6) return fmtd("%.2f MB", b / 1e6);
+  if (b >= 1e3) return fmtd("%.1f kB", b / 1e3);
+  return fmtd("%.0f B", b);
+}
+inline std::string human_count(double v) {
+  if (v >= 1e9) return fmtd("%.2fG", v / 1e9);
+  if (v >= 1e6) return fmtd("%.2fM", v / 1e6);
+  if (v >= 1e3) return fmtd("%.1fk", v / 1e3);
+  return fmtd("%.0f", v);
+}
+}  // namespace detail
+
+inline std::string to_text(const KernelReport& k, bool per_pc = false, std::size_t per_pc_rows = 0) {
+  using detail::fmtd;
+  std::ostringstream o;
+  auto line = [&](const std::string& key, const std::string& val) {
+    o << "  " << key << std::string(key.size() < 22 ? 22 - key.size() : 1, ' ') << val << "\n";
+  };
+  o << "Kernel " << k.launch_id << ": " << k.name << "\n";
+  line("GPU", k.gpu + " (" + k.arch + ", " + fmtd("%.0f MHz", k.sm_clock_mhz) + ")");
+  line("input", k.input_format + ", " + k.mode + " model");
+  std::string t = fmtd("%.2f us", k.time_us);
+  if (k.time_high_us > k.time_low_us * 1.001) t += fmtd("  (range %.2f", k.time_low_us) + fmtd(" - %.2f us)", k.time_high_us);
+  line("predicted time", t);
+  if (k.measured_time_us) line("measured time", fmtd("%.2f us", *k.measured_time_us) + fmtd("  (error %+.1f%%)", 100 * (k.time_us - *k.measured_time_us) / *k.measured_time_us));
+  line("cycles", fmtd("%.0f", k.cycles) + fmtd("  (+ %.2f us launch overhead)", k.launch_overhead_us));
+  line("bottleneck", k.bottleneck + (k.bottleneck_detail.empty() ? "" : ": " + k.bottleneck_detail));
+  const auto& b = k.bounds;
+  line("bounds (cycles)", "issue " + fmtd("%.0f", b.issue) + ", unit " + fmtd("%.0f", b.functional_unit) + (b.busiest_unit.empty() ? "" : " (" + b.busiest_unit + ")") +
+                              ", latency " + fmtd("%.0f", b.latency) + ", shared " + fmtd("%.0f", b.shared_memory) + ", L1 " + fmtd("%.0f", b.l1) +
+                              ", L2 " + fmtd("%.0f", b.l2) + ", DRAM " + fmtd("%.0f", b.dram));
+  const auto& oc = k.occupancy;
+  line("occupancy", fmtd("%.0f%%", 100 * oc.occupancy) + " (" + std::to_string(oc.blocks_per_sm) + " CTAs x " + std::to_string(oc.warps_per_block) +
+                        " warps/SM, limited by " + oc.limiter + "; limits: warps " + std::to_string(oc.limit_warps) + ", regs " +
+                        std::to_string(oc.limit_registers) + ", shared " + std::to_string(oc.limit_shared) + ", blocks " + std::to_string(oc.limit_blocks) + ")");
+  line("grid", fmtd("%.0f CTAs", k.grid_ctas) + fmtd(", %.2f waves", k.waves) + fmtd(", %.0f per SM", k.ctas_per_sm) +
+                   (k.tail_ctas > 0 ? fmtd(", tail %.0f", k.tail_ctas) : std::string()));
+  line("instructions", detail::human_count(k.warp_instructions) + " warp, IPC " + fmtd("%.2f", k.ipc) + " per SM");
+  const auto& m = k.memory;
+  line("cache hit rates", "L1 " + fmtd("%.1f%%", 100 * m.l1_hit_rate) + ", L2 " + fmtd("%.1f%%", 100 * m.l2_hit_rate) + (m.hit_rates_assumed ? "  (assumed)" : ""));
+  line("DRAM traffic", detail::human_bytes(m.dram_read_bytes) + " read, " + detail::human_bytes(m.dram_write_bytes) + " written; L2 " + detail::human_bytes(m.l2_bytes));
+  if (m.shared_requests > 0) line("shared memory", detail::human_count(m.shared_requests) + " requests, " + fmtd("%.2f", m.shared_wavefronts / m.shared_requests) + " wavefronts each");
+  const auto& r = k.roofline;
+  if (r.total_flops() > 0)
+    line("roofline", detail::human_count(r.total_flops()) + "FLOP (" + r.precision + "), AI " + fmtd("%.2f", r.ai_dram) + " FLOP/B DRAM, " +
+                         fmtd("%.0f", r.achieved_gflops) + " of " + fmtd("%.0f", r.attainable_gflops) + " GFLOP/s attainable: " + r.bound);
+  else
+    line("roofline", "no floating-point work; AI n/a");
+  auto st = k.stalls;
+  double tot = st.total();
+  if (tot > 0) {
+    std::string s;
+    for (auto& [kk, v] : st.as_map())
+      if (v / tot >= 0.01) s += (s.empty() ? "" : ", ") + kk + " " + fmtd("%.0f%%", 100 * v / tot);
+    line("stall breakdown", s);
+  }
+  if (!k.unknown_opcodes.empty()) {
+    std::string s;
+    for (auto& [op, n] : k.unknown_opcodes) s += (s.empty() ? "" : ", ") + op + " x" + std::to_string(n);
+    line("unknown opcodes", std::to_string(k.unknown_opcodes.size()) + ": " + s);
+  }
+  for (auto& w : k.warnings) o << "  warning: " << w << "\n";
+  if (per_pc && !k.per_pc.empty()) {
+    o << "\n  PC      executions   lat  II  stall/exec  top cause       instruction\n";
+    std::size_t n = 0;
+    for (auto& p : k.per_pc) {
+      if (per_pc_rows && n++ >= per_pc_rows) break;
+      std::string cause = "-";
+      double best = 0;
+      for (auto& [kk, v] : p.stalls.as_map()) if (v > best) { best = v; cause = kk; }
+      char buf[512];
+      std::snprintf(buf, sizeof buf, "  %06llx  %12s  %4.0f %3.0f  %10.2f  %-14s  %s%s\n", static_cast<unsigned long long>(p.pc),
+                    detail::human_count(p.warp_executions).c_str(), p.latency, p.issue_interval, p.stalls.total(), cause.c_str(), p.text.c_str(),
+                    p.unknown_opcode ? "   [unknown opcode]" : "");
+      o << buf;
+    }
+  }
+  return o.str();
+}
+
+inline std::string to_text(const Report& r, bool per_pc = false) {
+  std::ostringstream o;
+  for (auto& k : r.kernels) o << to_text(k, per_pc) << "\n";
+  if (r.kernels.size() > 1) o << "Total predicted time for " << r.kernels.size() << " launches on " << r.gpu << ": " << detail::fmtd("%.2f us", r.total_time_us) << "\n";
+  return o.str();
+}
+
+}  // namespace gpuperf

@@ -1,0 +1,456 @@
+// Accel-Sim NVBit traces: grouped .traceg and raw interleaved .trace, tracer versions <3
+// (CTA/warp ids on every line), 3, 4 (line numbers), 5 (trailing immediate) and 6 extras
+// (trailing tokens tolerated), address modes 0/1/2, compressed or not.
+// Format reference: shared/reference/trace-formats.md section 1.
+#pragma once
+
+#include <bitset>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "gpuperf/sass/instruction.hpp"
+#include "gpuperf/sass/memory_ops.hpp"
+#include "gpuperf/trace/byte_source.hpp"
+#include "gpuperf/trace/ir.hpp"
+#include "gpuperf/trace/text_scan.hpp"
+
+namespace gpuperf {
+
+struct AccelSimHeader {
+  std::string kernel_name;
+  std::uint32_t kernel_id = 0;
+  Dim3 grid, block;
+  std::int64_t shmem = -1, nregs = -1, binary_version = -1;
+  std::uint32_t stream = 0;
+  std::uint64_t shmem_base = 0, local_base = 0;
+  int tracer_version = 0;  // 0 = no version line (old, < 3)
+  bool lineinfo = false;
+  std::string nvbit_version;
+  // Sampling recorded by gpuperf's own tracer: "-cta sampling = every 4" / "first 8".
+  std::uint64_t traced_ctas = 0;
+};
+
+// Progress callback: (bytes consumed, total file bytes). Called every few MB.
+using ProgressFn = void (*)(std::uint64_t, std::uint64_t, void*);
+
+namespace detail {
+
+inline Dim3 parse_dim3(std::string_view v, const std::string& file, std::uint64_t line) {
+  // "(55,1,1)" or "55,1,1"
+  Dim3 d;
+  std::uint32_t vals[3] = {1, 1, 1};
+  int idx = 0;
+  std::uint64_t cur = 0;
+  bool any = false;
+  for (char c : v) {
+    if (c >= '0' && c <= '9') { cur = cur * 10 + static_cast<unsigned>(c - '0'); any = true; if (cur > 0xffffffffull) break; }
+    else if (c == ',') { if (idx < 3) vals[idx++] = static_cast<std::uint32_t>(cur); cur = 0; any = false; }
+    else if (c == '(' || c == ')' || c == ' ') continue;
+    else throw ParseError(file, line, 1, "expected a dimension like (x,y,z), found '" + std::string(v) + "'");
+  }
+  if (any && idx < 3) vals[idx++] = static_cast<std::uint32_t>(cur);
+  if (idx != 3 || cur > 0xffffffffull) throw ParseError(file, line, 1, "expected a dimension like (x,y,z), found '" + std::string(v) + "'");
+  d.x = vals[0]; d.y = vals[1]; d.z = vals[2];
+  return d;
+}
+
+inline bool parse_header_line(std::string_view line, AccelSimHeader& h, const std::string& file, std::uint64_t ln) {
+  if (line.empty() || line[0] != '-') return false;
+  auto eq = line.find('=');
+  if (eq == std::string_view::npos) return false;
+  auto key = scan::trim(line.substr(1, eq - 1));
+  auto val = scan::trim(line.substr(eq + 1));
+  auto to_int = [&](std::string_view v) -> std::int64_t {
+    std::int64_t x = 0;
+    auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+    if (r.ec != std::errc()) throw ParseError(file, ln, static_cast<std::uint32_t>(eq + 3), "expected an integer value for '" + std::string(key) + "'");
+    return x;
+  };
+  auto to_hex = [&](std::string_view v) -> std::uint64_t {
+    if (scan::starts_with(v, "0x")) v.remove_prefix(2);
+    std::uint64_t x = 0;
+    std::from_chars(v.data(), v.data() + v.size(), x, 16);
+    return x;
+  };
+  if (key == "kernel name") h.kernel_name = std::string(val);
+  else if (key == "kernel id") h.kernel_id = static_cast<std::uint32_t>(to_int(val));
+  else if (key == "grid dim") h.grid = parse_dim3(val, file, ln);
+  else if (key == "block dim") h.block = parse_dim3(val, file, ln);
+  else if (key == "shmem") h.shmem = to_int(val);
+  else if (key == "nregs") h.nregs = to_int(val);
+  else if (key == "binary version") h.binary_version = to_int(val);
+  else if (key == "cuda stream id") h.stream = static_cast<std::uint32_t>(to_int(val));
+  else if (key == "shmem base_addr") h.shmem_base = to_hex(val);
+  else if (key == "local mem base_addr") h.local_base = to_hex(val);
+  else if (key == "nvbit version") h.nvbit_version = std::string(val);
+  else if (key == "accelsim tracer version") h.tracer_version = static_cast<int>(to_int(val));
+  else if (key == "enable lineinfo") h.lineinfo = to_int(val) != 0;
+  else if (key == "traced ctas") h.traced_ctas = static_cast<std::uint64_t>(to_int(val));
+  return true;
+}
+
+}  // namespace detail
+
+// Builds a Kernel from an Accel-Sim kernel file. Works for both .traceg (grouped) and raw
+// .trace (interleaved, CTA/warp prefix on each line).
+class AccelSimKernelReader {
+ public:
+  struct Options {
+    bool keep_addresses = true;
+    ProgressFn progress = nullptr;
+    void* progress_ctx = nullptr;
+  };
+
+  static Kernel read(const std::string& path) { return read(path, Options{}); }
+
+  static Kernel read(const std::string& path, const Options& opt) {
+    AccelSimKernelReader r(path, opt);
+    return r.run();
+  }
+
+ private:
+  AccelSimKernelReader(const std::string& path, const Options& opt) : lr_(path), opt_(opt) {}
+
+  Kernel run() {
+    Kernel k;
+    k.source_path = lr_.path();
+    std::string_view line;
+    bool in_body = false;
+    bool in_tb = false;
+    Dim3 cur_cta;
+    std::uint32_t cur_warp = 0;
+    std::int64_t expect_insts = -1, got_insts = 0;
+    bool grouped = false, saw_any_instr = false;
+    std::uint64_t tb_header_line = 0;
+    WarpStream* cur_stream = nullptr;
+    // Raw traces interleave warps: keep per-warp instruction lists and stitch at the end.
+    std::unordered_map<std::uint64_t, std::vector<DynInstr>> raw_warps;
+    std::vector<std::uint64_t> raw_order;
+    std::uint64_t last_progress = 0;
+
+    while (lr_.next(line)) {
+      std::uint64_t ln = lr_.line_number();
+      if (opt_.progress && lr_.source().compressed_consumed() - last_progress > (32u << 20)) {
+        last_progress = lr_.source().compressed_consumed();
+        opt_.progress(last_progress, lr_.source().file_size(), opt_.progress_ctx);
+      }
+      if (line.empty()) continue;
+      if (scan::has_binary_junk(line))
+        throw ParseError(lr_.path(), ln, 1, "expected text trace lines, found binary data");
+      char c0 = line[0];
+      if (!in_body) {
+        if (c0 == '-') { detail::parse_header_line(line, hdr_, lr_.path(), ln); continue; }
+        if (c0 == '#') {
+          if (scan::starts_with(line, "#traces format")) { in_body = true; finish_header(k); }
+          else if (scan::starts_with(line, "#BEGIN_TB")) { in_body = true; finish_header(k); goto body; }
+          continue;
+        }
+        // Body lines without a "#traces format" line (hand-made fixtures).
+        in_body = true;
+        finish_header(k);
+      }
+    body:
+      if (c0 == '#') {
+        if (scan::starts_with(line, "#BEGIN_TB")) {
+          if (in_tb) throw ParseError(lr_.path(), ln, 1, "expected #END_TB before a new #BEGIN_TB");
+          in_tb = true; grouped = true; cur_stream = nullptr; expect_insts = -1; tb_header_line = ln;
+        } else if (scan::starts_with(line, "#END_TB")) {
+          if (!in_tb) throw ParseError(lr_.path(), ln, 1, "expected #BEGIN_TB before #END_TB");
+          check_count(expect_insts, got_insts, ln);
+          in_tb = false; cur_stream = nullptr;
+        }
+        continue;
+      }
+      if (scan::starts_with(line, "thread block")) {
+        auto eq = line.find('=');
+        if (eq == std::string_view::npos) throw ParseError(lr_.path(), ln, 1, "expected 'thread block = x,y,z'");
+        cur_cta = detail::parse_dim3(scan::trim(line.substr(eq + 1)), lr_.path(), ln);
+        continue;
+      }
+      if (scan::starts_with(line, "warp")) {
+        auto eq = line.find('=');
+        if (eq == std::string_view::npos) throw ParseError(lr_.path(), ln, 1, "expected 'warp = N'");
+        check_count(expect_insts, got_insts, ln);
+        scan::Cursor cw{line, eq + 1, &lr_.path(), ln};
+        cur_warp = static_cast<std::uint32_t>(cw.uinteger(1u << 20, "a warp id"));
+        k.warps.push_back(WarpStream{cur_cta, cur_warp, k.dyn.size(), k.dyn.size()});
+        cur_stream = &k.warps.back();
+        expect_insts = -1; got_insts = 0;
+        continue;
+      }
+      if (scan::starts_with(line, "insts")) {
+        auto eq = line.find('=');
+        scan::Cursor ci{line, eq == std::string_view::npos ? line.size() : eq + 1, &lr_.path(), ln};
+        if (eq == std::string_view::npos) ci.fail("'insts = N'", 0);
+        expect_insts = static_cast<std::int64_t>(ci.uinteger(1ull << 40, "an instruction count"));
+        got_insts = 0;
+        continue;
+      }
+      // Instruction line.
+      scan::Cursor cur{line, 0, &lr_.path(), ln};
+      Dim3 cta = cur_cta;
+      std::uint32_t warp = cur_warp;
+      if (hdr_.tracer_version < 3) {
+        cta.x = static_cast<std::uint32_t>(cur.uinteger(0xffffffffu, "a CTA x index"));
+        cta.y = static_cast<std::uint32_t>(cur.uinteger(0xffffffffu, "a CTA y index"));
+        cta.z = static_cast<std::uint32_t>(cur.uinteger(0xffffffffu, "a CTA z index"));
+        warp = static_cast<std::uint32_t>(cur.uinteger(1u << 20, "a warp id"));
+      }
+      if (hdr_.lineinfo) cur.integer();
+      DynInstr d{};
+      parse_instruction(cur, k, d);
+      saw_any_instr = true;
+      if (grouped && in_tb && cur_stream && hdr_.tracer_version >= 3) {
+        k.dyn.push_back(d);
+        cur_stream->end = k.dyn.size();
+        ++got_insts;
+      } else {
+        // Raw or old-format lines: key by CTA and warp.
+        std::uint64_t key = (std::uint64_t(cta.z) << 48) ^ (std::uint64_t(cta.y) << 32) ^ (std::uint64_t(cta.x) << 10) ^ warp;
+        auto [it, fresh] = raw_warps.try_emplace(key);
+        if (fresh) { raw_order.push_back(key); raw_meta_[key] = {cta, warp}; }
+        it->second.push_back(d);
+        ++got_insts;
+      }
+    }
+    if (in_tb) throw ParseError(lr_.path(), lr_.line_number(), 1, "expected #END_TB before end of file (truncated trace?)");
+    if (!in_body && !saw_any_instr) {
+      if (hdr_.kernel_name.empty()) throw ParseError(lr_.path(), lr_.line_number(), 1, "expected an Accel-Sim trace header ('-kernel name = ...'); the file is empty or not a trace");
+      finish_header(k);
+    }
+    (void)tb_header_line;
+    if (!raw_order.empty()) {
+      // Old-format grouped traces also arrive here: drop the empty streams made by "warp =".
+      k.warps.clear();
+      std::vector<DynInstr> all;
+      for (auto key : raw_order) {
+        auto& v = raw_warps[key];
+        auto meta = raw_meta_[key];
+        k.warps.push_back(WarpStream{meta.first, meta.second, all.size(), all.size() + v.size()});
+        all.insert(all.end(), v.begin(), v.end());
+      }
+      k.dyn.swap(all);
+    } else {
+      // Remove warps with no instructions (a "warp =" line followed by insts = 0).
+      std::vector<WarpStream> kept;
+      for (auto& w : k.warps) if (w.end > w.begin) kept.push_back(w);
+      k.warps.swap(kept);
+    }
+    // Traced CTAs.
+    {
+      std::unordered_map<std::uint64_t, bool> ctas;
+      for (auto& w : k.warps) ctas[(std::uint64_t(w.cta.z) << 42) | (std::uint64_t(w.cta.y) << 21) | w.cta.x] = true;
+      k.traced_ctas = ctas.size();
+    }
+    if (hdr_.traced_ctas && hdr_.traced_ctas != k.traced_ctas)
+      k.warnings.push_back("header says " + std::to_string(hdr_.traced_ctas) + " traced CTAs, body has " + std::to_string(k.traced_ctas));
+    if (k.traced_ctas && k.traced_ctas < k.launch.grid.count())
+      k.warnings.push_back("trace holds " + std::to_string(k.traced_ctas) + " of " + std::to_string(k.launch.grid.count()) +
+                           " CTAs; counts are scaled to the full grid");
+    for (auto& s : k.program) s.counts_known = true;
+    return k;
+  }
+
+  void check_count(std::int64_t expect, std::int64_t got, std::uint64_t ln) {
+    if (expect >= 0 && expect != got)
+      throw ParseError(lr_.path(), ln, 1, "expected " + std::to_string(expect) + " instructions after 'insts = " +
+                                              std::to_string(expect) + "', found " + std::to_string(got));
+  }
+
+  void finish_header(Kernel& k) {
+    k.format = scan::starts_with(std::string_view(lr_.path()).substr(lr_.path().rfind('/') + 1), "") &&
+                       lr_.path().find(".traceg") != std::string::npos
+                   ? SourceFormat::accelsim_traceg
+                   : SourceFormat::accelsim_trace;
+    auto& L = k.launch;
+    L.name = hdr_.kernel_name;
+    L.id = hdr_.kernel_id;
+    L.grid = hdr_.grid;
+    L.block = hdr_.block;
+    L.cuda_stream = hdr_.stream;
+    if (hdr_.nregs >= 0 && hdr_.nregs <= 255) L.registers_per_thread = static_cast<std::uint32_t>(hdr_.nregs);
+    else if (hdr_.nregs > 255)
+      k.warnings.push_back("header '-nregs = " + std::to_string(hdr_.nregs) + "' is not a valid register count (max 255); registers treated as unknown");
+    if (hdr_.shmem >= 0 && hdr_.shmem <= (256 << 10)) L.static_shared_bytes = static_cast<std::uint32_t>(hdr_.shmem);
+    else if (hdr_.shmem > (256 << 10))
+      k.warnings.push_back("header '-shmem = " + std::to_string(hdr_.shmem) + "' exceeds any GPU's shared memory; treated as unknown");
+    if (hdr_.binary_version >= 30 && hdr_.binary_version <= 120) L.sm_version = static_cast<std::uint32_t>(hdr_.binary_version);
+    else if (hdr_.binary_version >= 0)
+      k.warnings.push_back("header '-binary version = " + std::to_string(hdr_.binary_version) + "' is not a compute capability; architecture must come from --arch or the GPU");
+    if (hdr_.shmem == 1)
+      k.warnings.push_back("header '-shmem = 1' looks like a failed attribute query; shared-memory size may be wrong");
+  }
+
+  std::uint32_t static_index_for(Kernel& k, std::uint64_t pc, std::string_view opcode, std::size_t& created) {
+    auto it = pc_index_.find(pc);
+    if (it != pc_index_.end()) return it->second;
+    StaticInstr s;
+    s.pc = pc;
+    s.opcode = std::string(opcode);
+    auto tok = sass::tokenize_opcode(s.opcode);
+    auto mt = sass::memory_traits(tok);
+    s.space = mt.space;
+    s.mem_op = mt.op;
+    s.access_bits = mt.width_bytes * 8;
+    std::uint32_t idx = static_cast<std::uint32_t>(k.program.size());
+    k.program.push_back(std::move(s));
+    pc_index_.emplace(pc, idx);
+    created = 1;
+    return idx;
+  }
+
+  static bool parse_reg_token(std::string_view t, std::uint16_t& r) { return sass::parse_register(t, r); }
+
+  void parse_instruction(scan::Cursor& cur, Kernel& k, DynInstr& d) {
+    std::size_t pc_col = (cur.skip_ws(), cur.pos);
+    std::uint64_t pc = cur.hex();
+    (void)pc_col;
+    std::size_t mask_col = (cur.skip_ws(), cur.pos);
+    std::uint64_t mask = cur.hex();
+    if (mask > 0xffffffffull) cur.fail("a 32-bit active mask", mask_col);
+    d.active_mask = static_cast<std::uint32_t>(mask);
+    std::size_t ndst_col = (cur.skip_ws(), cur.pos);
+    std::int64_t ndst = cur.integer();
+    if (ndst < 0 || ndst > 8) cur.fail("a destination count in 0..8", ndst_col);
+    std::uint16_t regs_dst[8];
+    int nd = 0;
+    for (std::int64_t i = 0; i < ndst; ++i) {
+      std::size_t col = (cur.skip_ws(), cur.pos);
+      auto t = cur.token();
+      if (t.empty()) cur.fail("a destination register", col);
+      std::uint16_t r;
+      if (parse_reg_token(t, r)) regs_dst[nd++] = r;
+    }
+    std::size_t op_col = (cur.skip_ws(), cur.pos);
+    auto opcode = cur.token();
+    if (opcode.empty() || !(opcode[0] >= 'A' && opcode[0] <= 'Z')) cur.fail("an opcode", op_col);
+    std::size_t created = 0;
+    std::uint32_t si = static_index_for(k, pc, opcode, created);
+    StaticInstr& s = k.program[si];
+    if (!created && s.opcode != opcode)
+      throw ParseError(lr_.path(), cur.line_no, static_cast<std::uint32_t>(op_col + 1),
+                       "expected opcode " + s.opcode + " at PC 0x" + to_hex(pc) + " (as earlier in the trace), found '" + std::string(opcode) + "'");
+    std::size_t nsrc_col = (cur.skip_ws(), cur.pos);
+    std::int64_t nsrc = cur.integer();
+    if (nsrc < 0 || nsrc > 16) cur.fail("a source count in 0..16", nsrc_col);
+    std::uint16_t regs_src[16];
+    int ns = 0;
+    for (std::int64_t i = 0; i < nsrc; ++i) {
+      std::size_t col = (cur.skip_ws(), cur.pos);
+      auto t = cur.token();
+      if (t.empty()) cur.fail("a source register", col);
+      std::uint16_t r;
+      if (parse_reg_token(t, r)) regs_src[ns++] = r;
+    }
+    if (created) {
+      s.dst.assign(regs_dst, regs_dst + nd);
+      s.src.assign(regs_src, regs_src + ns);
+    }
+    d.static_index = si;
+    s.warp_executed += 1;
+    unsigned active = static_cast<unsigned>(std::bitset<32>(d.active_mask).count());
+    s.thread_executed += active;
+    s.pred_on_thread_executed += active;
+    std::size_t w_col = (cur.skip_ws(), cur.pos);
+    if (cur.at_end()) {
+      if (hdr_.tracer_version >= 3 || hdr_.tracer_version == 0) cur.fail("a memory width", w_col);
+      return;
+    }
+    std::int64_t width = cur.integer();
+    if (width < 0 || width > 256) cur.fail("a memory width in 0..256 bytes", w_col);
+    if (width > 0) {
+      d.mem_width = static_cast<std::uint8_t>(std::min<std::int64_t>(width, 255));
+      std::size_t m_col = (cur.skip_ws(), cur.pos);
+      std::int64_t mode = cur.integer();
+      if (mode < 0 || mode > 2) cur.fail("an address mode 0, 1 or 2", m_col);
+      unsigned lanes = active;
+      std::uint64_t addrs[32];
+      unsigned na = 0;
+      if (lanes > 0 || mode == 1) {
+        std::uint64_t base = cur.hex();
+        if (mode == 0) {
+          addrs[na++] = base;
+          for (unsigned i = 1; i < lanes; ++i) addrs[na++] = cur.hex();
+        } else if (mode == 1) {
+          std::size_t s_col = (cur.skip_ws(), cur.pos);
+          std::int64_t stride = cur.integer();
+          (void)s_col;
+          for (unsigned i = 0; i < lanes; ++i) addrs[na++] = base + static_cast<std::uint64_t>(stride) * i;
+        } else {
+          // Mode 2: base, then popcount(mask)-1 deltas, each relative to the previous lane.
+          std::uint64_t a = base;
+          addrs[na++] = a;
+          for (unsigned i = 1; i < lanes; ++i) {
+            a += static_cast<std::uint64_t>(cur.integer());
+            addrs[na++] = a;
+          }
+        }
+      }
+      if (opt_.keep_addresses && na) {
+        d.addr_begin = static_cast<std::uint32_t>(k.addresses.size());
+        d.addr_count = static_cast<std::uint8_t>(na);
+        if (k.addresses.size() + na > 0xffffffffull)
+          throw ParseError(lr_.path(), cur.line_no, 1, "expected at most 4G addresses per kernel; split the trace with the tracer's CTA sampling");
+        k.addresses.insert(k.addresses.end(), addrs, addrs + na);
+      }
+      // Generic accesses resolve to shared or local by the windows in the header.
+      if (s.space == MemSpace::generic && na && hdr_.shmem_base) {
+        if (addrs[0] >= hdr_.shmem_base && addrs[0] < hdr_.shmem_base + (1ull << 32)) s.space = MemSpace::shared;
+        else if (hdr_.local_base && addrs[0] >= hdr_.local_base && addrs[0] < hdr_.local_base + (1ull << 32)) s.space = MemSpace::local;
+        else s.space = MemSpace::global;
+      }
+      s.access_bits = static_cast<std::uint32_t>(width) * 8;
+    }
+    // Trailing immediate(s) (v5, v6) are not needed by the model.
+  }
+
+  static std::string to_hex(std::uint64_t v) {
+    char b[24];
+    auto r = std::to_chars(b, b + sizeof b, v, 16);
+    return std::string(b, r.ptr);
+  }
+
+  LineReader lr_;
+  Options opt_;
+  AccelSimHeader hdr_;
+  std::unordered_map<std::uint64_t, std::uint32_t> pc_index_;
+  std::unordered_map<std::uint64_t, std::pair<Dim3, std::uint32_t>> raw_meta_;
+};
+
+// kernelslist / kernelslist.g: kernel file names and MemcpyHtoD commands, in order.
+struct KernelList {
+  std::vector<std::string> kernel_files;  // resolved paths
+  std::vector<MemcpyCommand> memcpys;
+};
+
+inline KernelList read_kernelslist(const std::string& path) {
+  KernelList kl;
+  LineReader lr(path);
+  std::string dir = path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  std::string_view line;
+  while (lr.next(line)) {
+    line = scan::trim(line);
+    if (line.empty() || line[0] == '#') continue;
+    if (scan::has_binary_junk(line)) throw ParseError(path, lr.line_number(), 1, "expected a kernel file name or Memcpy line, found binary data");
+    if (scan::starts_with(line, "Memcpy")) {
+      MemcpyCommand m;
+      auto c1 = line.find(',');
+      auto c2 = c1 == std::string_view::npos ? c1 : line.find(',', c1 + 1);
+      if (c2 == std::string_view::npos) throw ParseError(path, lr.line_number(), 1, "expected 'MemcpyHtoD,<address>,<bytes>'");
+      m.kind = std::string(line.substr(0, c1));
+      scan::Cursor ca{line.substr(c1 + 1, c2 - c1 - 1), 0, &path, lr.line_number()};
+      m.address = ca.hex();
+      scan::Cursor cb{line.substr(c2 + 1), 0, &path, lr.line_number()};
+      m.bytes = static_cast<std::uint64_t>(cb.integer());
+      kl.memcpys.push_back(m);
+      continue;
+    }
+    kl.kernel_files.push_back(dir + std::string(line));
+  }
+  return kl;
+}
+
+}  // namespace gpuperf

@@ -1,0 +1,231 @@
+// Streaming byte input: plain files, .xz, .gz and .zst, detected by magic bytes, read in
+// large chunks so parsers see long contiguous buffers. LineReader yields string_views
+// into its buffer without per-line allocation.
+#pragma once
+
+#include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuperf/error.hpp"
+
+namespace gpuperf {
+
+enum class Compression { none, xz, gzip, zstd };
+
+inline Compression sniff_compression(const unsigned char* b, std::size_t n) {
+  if (n >= 6 && b[0] == 0xFD && b[1] == '7' && b[2] == 'z' && b[3] == 'X' && b[4] == 'Z' && b[5] == 0) return Compression::xz;
+  if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) return Compression::gzip;
+  if (n >= 4 && b[0] == 0x28 && b[1] == 0xB5 && b[2] == 0x2F && b[3] == 0xFD) return Compression::zstd;
+  return Compression::none;
+}
+
+// Reads decompressed bytes from a file. read() returns 0 at end of stream.
+class ByteSource {
+ public:
+  explicit ByteSource(const std::string& path) : path_(path) {
+    f_ = std::fopen(path.c_str(), "rb");
+    if (!f_) throw IoError(path + ": cannot open file: " + std::strerror(errno));
+    std::setvbuf(f_, nullptr, _IONBF, 0);
+    raw_.resize(1 << 20);
+    raw_len_ = std::fread(raw_.data(), 1, raw_.size(), f_);
+    comp_ = sniff_compression(reinterpret_cast<const unsigned char*>(raw_.data()), raw_len_);
+    std::fseek(f_, 0, SEEK_END);
+    file_size_ = static_cast<std::uint64_t>(std::ftell(f_));
+    std::fseek(f_, static_cast<long>(raw_len_), SEEK_SET);
+    if (comp_ == Compression::xz) {
+      xz_ = LZMA_STREAM_INIT;
+      if (lzma_stream_decoder(&xz_, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) throw IoError(path + ": cannot initialise xz decoder");
+      xz_.next_in = reinterpret_cast<const uint8_t*>(raw_.data());
+      xz_.avail_in = raw_len_;
+    } else if (comp_ == Compression::gzip) {
+      std::memset(&gz_, 0, sizeof gz_);
+      if (inflateInit2(&gz_, 15 + 32) != Z_OK) throw IoError(path + ": cannot initialise gzip decoder");
+      gz_.next_in = reinterpret_cast<Bytef*>(raw_.data());
+      gz_.avail_in = static_cast<uInt>(raw_len_);
+    } else if (comp_ == Compression::zstd) {
+      zs_ = ZSTD_createDStream();
+      ZSTD_initDStream(zs_);
+      zin_ = {raw_.data(), raw_len_, 0};
+    }
+  }
+  ~ByteSource() {
+    if (comp_ == Compression::xz) lzma_end(&xz_);
+    if (comp_ == Compression::gzip) inflateEnd(&gz_);
+    if (zs_) ZSTD_freeDStream(zs_);
+    if (f_) std::fclose(f_);
+  }
+  ByteSource(const ByteSource&) = delete;
+  ByteSource& operator=(const ByteSource&) = delete;
+
+  Compression compression() const { return comp_; }
+  const std::string& path() const { return path_; }
+  std::uint64_t file_size() const { return file_size_; }
+  std::uint64_t compressed_consumed() const { return consumed_; }
+
+  std::size_t read(char* out, std::size_t cap) {
+    switch (comp_) {
+      case Compression::none: {
+        if (raw_pos_ < raw_len_) {
+          std::size_t n = std::min(cap, raw_len_ - raw_pos_);
+          std::memcpy(out, raw_.data() + raw_pos_, n);
+          raw_pos_ += n;
+          consumed_ += n;
+          return n;
+        }
+        std::size_t n = std::fread(out, 1, cap, f_);
+        consumed_ += n;
+        return n;
+      }
+      case Compression::xz: return read_xz(out, cap);
+      case Compression::gzip: return read_gz(out, cap);
+      case Compression::zstd: return read_zstd(out, cap);
+    }
+    return 0;
+  }
+
+ private:
+  bool refill() {
+    raw_len_ = std::fread(raw_.data(), 1, raw_.size(), f_);
+    consumed_ += raw_len_;
+    return raw_len_ > 0;
+  }
+  std::size_t read_xz(char* out, std::size_t cap) {
+    xz_.next_out = reinterpret_cast<uint8_t*>(out);
+    xz_.avail_out = cap;
+    while (xz_.avail_out == cap) {
+      lzma_action action = LZMA_RUN;
+      if (xz_.avail_in == 0) {
+        if (refill()) { xz_.next_in = reinterpret_cast<const uint8_t*>(raw_.data()); xz_.avail_in = raw_len_; }
+        else action = LZMA_FINISH;
+      }
+      lzma_ret r = lzma_code(&xz_, action);
+      if (r == LZMA_STREAM_END) break;
+      if (r != LZMA_OK) throw IoError(path_ + ": corrupt or truncated xz stream (lzma error " + std::to_string(int(r)) + ")");
+    }
+    return cap - xz_.avail_out;
+  }
+  std::size_t read_gz(char* out, std::size_t cap) {
+    if (gz_done_) return 0;
+    gz_.next_out = reinterpret_cast<Bytef*>(out);
+    gz_.avail_out = static_cast<uInt>(cap);
+    while (gz_.avail_out == cap) {
+      if (gz_.avail_in == 0) {
+        if (!refill()) throw IoError(path_ + ": truncated gzip stream");
+        gz_.next_in = reinterpret_cast<Bytef*>(raw_.data());
+        gz_.avail_in = static_cast<uInt>(raw_len_);
+      }
+      int r = inflate(&gz_, Z_NO_FLUSH);
+      if (r == Z_STREAM_END) {
+        // Concatenated gzip members are legal: continue if more input follows.
+        if (gz_.avail_in == 0 && !refill()) { gz_done_ = true; break; }
+        if (gz_.avail_in == 0) { gz_.next_in = reinterpret_cast<Bytef*>(raw_.data()); gz_.avail_in = static_cast<uInt>(raw_len_); }
+        inflateReset(&gz_);
+        continue;
+      }
+      if (r != Z_OK) throw IoError(path_ + ": corrupt gzip stream (zlib error " + std::to_string(r) + ")");
+    }
+    return cap - gz_.avail_out;
+  }
+  std::size_t read_zstd(char* out, std::size_t cap) {
+    ZSTD_outBuffer ob{out, cap, 0};
+    while (ob.pos == 0) {
+      if (zin_.pos == zin_.size) {
+        if (!refill()) {
+          if (zlast_ != 0) throw IoError(path_ + ": truncated zstd stream");
+          return 0;
+        }
+        zin_ = {raw_.data(), raw_len_, 0};
+      }
+      std::size_t r = ZSTD_decompressStream(zs_, &ob, &zin_);
+      if (ZSTD_isError(r)) throw IoError(path_ + ": corrupt zstd stream: " + ZSTD_getErrorName(r));
+      zlast_ = r;
+    }
+    return ob.pos;
+  }
+
+  std::string path_;
+  std::FILE* f_ = nullptr;
+  std::vector<char> raw_;
+  std::size_t raw_len_ = 0, raw_pos_ = 0;
+  std::uint64_t file_size_ = 0, consumed_ = 0;
+  Compression comp_ = Compression::none;
+  lzma_stream xz_{};
+  z_stream gz_{};
+  bool gz_done_ = false;
+  ZSTD_DStream* zs_ = nullptr;
+  ZSTD_inBuffer zin_{nullptr, 0, 0};
+  std::size_t zlast_ = 0;
+};
+
+// Line iterator over a ByteSource. Lines are views into an internal buffer valid until the
+// next call; '\r' before '\n' is stripped. Binary junk (NUL bytes) is reported by the caller.
+class LineReader {
+ public:
+  explicit LineReader(const std::string& path, std::size_t chunk = 4u << 20) : src_(path), chunk_(chunk) {
+    buf_.resize(chunk_ * 2);
+  }
+  bool next(std::string_view& line) {
+    for (;;) {
+      const char* b = buf_.data() + pos_;
+      std::size_t avail = len_ - pos_;
+      const void* nl = avail ? std::memchr(b, '\n', avail) : nullptr;
+      if (nl) {
+        std::size_t n = static_cast<const char*>(nl) - b;
+        line = std::string_view(b, n);
+        if (n && line.back() == '\r') line.remove_suffix(1);
+        pos_ += n + 1;
+        ++line_no_;
+        return true;
+      }
+      if (eof_) {
+        if (avail == 0) return false;
+        line = std::string_view(b, avail);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        pos_ = len_;
+        ++line_no_;
+        return true;
+      }
+      // Move the partial line to the front and read more.
+      if (pos_ > 0) { std::memmove(buf_.data(), b, avail); len_ = avail; pos_ = 0; }
+      if (buf_.size() - len_ < chunk_) buf_.resize(buf_.size() * 2);
+      std::size_t got = src_.read(buf_.data() + len_, buf_.size() - len_);
+      if (got == 0) eof_ = true;
+      len_ += got;
+    }
+  }
+  std::uint64_t line_number() const { return line_no_; }
+  const std::string& path() const { return src_.path(); }
+  const ByteSource& source() const { return src_; }
+
+ private:
+  ByteSource src_;
+  std::size_t chunk_;
+  std::vector<char> buf_;
+  std::size_t pos_ = 0, len_ = 0;
+  bool eof_ = false;
+  std::uint64_t line_no_ = 0;
+};
+
+// First bytes of a (possibly compressed) file, decompressed, for format detection.
+inline std::string peek_text(const std::string& path, std::size_t n = 8192) {
+  ByteSource s(path);
+  std::string out(n, '\0');
+  std::size_t got = 0;
+  while (got < n) {
+    std::size_t r = s.read(out.data() + got, n - got);
+    if (r == 0) break;
+    got += r;
+  }
+  out.resize(got);
+  return out;
+}
+
+}  // namespace gpuperf

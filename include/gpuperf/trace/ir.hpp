@@ -1,0 +1,156 @@
+// The one in-memory representation every reader produces.
+// A Kernel holds (a) a static program: one entry per PC with the tokenised instruction,
+// per-PC execution counts and memory statistics, and optional compiler control bits; and
+// (b) optionally, per-warp dynamic instruction streams with active masks and per-lane
+// addresses. Count-only sources (Nsight Compute) fill (a) alone.
+// Measured quantities (time, cycles, stall samples, hit rates) live in Measurement, which is
+// kept beside the kernel, never inside it, so the model cannot read them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuperf/sass/control_bits.hpp"
+
+namespace gpuperf {
+
+struct Dim3 {
+  std::uint32_t x = 1, y = 1, z = 1;
+  std::uint64_t count() const { return std::uint64_t(x) * y * z; }
+  bool operator==(const Dim3& o) const { return x == o.x && y == o.y && z == o.z; }
+};
+
+enum class SourceFormat { accelsim_trace, accelsim_traceg, pptgpu, ncu_csv, sass_listing, unknown };
+
+inline const char* to_string(SourceFormat f) {
+  switch (f) {
+    case SourceFormat::accelsim_trace: return "accelsim-trace";
+    case SourceFormat::accelsim_traceg: return "accelsim-traceg";
+    case SourceFormat::pptgpu: return "pptgpu";
+    case SourceFormat::ncu_csv: return "ncu-csv";
+    case SourceFormat::sass_listing: return "sass-listing";
+    default: return "unknown";
+  }
+}
+
+struct LaunchConfig {
+  std::string name;             // mangled or demangled kernel name as the source gives it
+  std::uint32_t id = 0;         // launch index within the application (1-based where known)
+  Dim3 grid, block;
+  std::uint32_t registers_per_thread = 0;   // 0 = unknown
+  std::uint32_t static_shared_bytes = 0;
+  std::uint32_t dynamic_shared_bytes = 0;
+  std::uint32_t sm_version = 0;             // 90 for sm_90; 0 = unknown
+  std::uint32_t cuda_stream = 0;
+  std::uint32_t warps_per_cta() const { return static_cast<std::uint32_t>((block.count() + 31) / 32); }
+};
+
+enum class MemSpace : std::uint8_t { none, global, shared, local, constant, generic, texture };
+enum class MemOp : std::uint8_t { none, load, store, atomic, reduction };
+
+inline const char* to_string(MemSpace s) {
+  switch (s) {
+    case MemSpace::global: return "global";
+    case MemSpace::shared: return "shared";
+    case MemSpace::local: return "local";
+    case MemSpace::constant: return "constant";
+    case MemSpace::generic: return "generic";
+    case MemSpace::texture: return "texture";
+    default: return "none";
+  }
+}
+
+// One static instruction of the kernel, keyed by PC.
+struct StaticInstr {
+  std::uint64_t pc = 0;
+  std::string text;                 // disassembly as the source printed it (may be empty)
+  std::string opcode;               // "LDG.E.128"
+  std::vector<std::uint16_t> dst, src, mem_base;
+  std::int64_t mem_offset = 0;
+  bool predicated = false;
+  std::optional<std::uint64_t> branch_target;  // static target PC if known
+  sass::ControlBits control;        // valid only when joined with a SASS listing
+
+  // Work description (counts, never timings).
+  std::uint64_t warp_executed = 0;        // dynamic warp-level executions
+  std::uint64_t thread_executed = 0;      // active threads summed over executions
+  std::uint64_t pred_on_thread_executed = 0;
+  MemSpace space = MemSpace::none;
+  MemOp mem_op = MemOp::none;
+  std::uint32_t access_bits = 0;          // per-thread access size in bits
+  std::uint64_t global_sectors = 0;       // 32 B sectors requested (L2 theoretical sectors)
+  std::uint64_t global_sectors_ideal = 0;
+  std::uint64_t l1_tag_requests = 0;
+  std::uint64_t shared_wavefronts = 0;    // shared-memory wavefronts (conflict ways x requests)
+  bool counts_known = false;
+};
+
+// One dynamic warp instruction. Addresses live in the kernel's pool.
+struct DynInstr {
+  std::uint32_t static_index;  // index into Kernel::program
+  std::uint32_t active_mask;
+  std::uint32_t addr_begin = 0;  // first lane address in Kernel::addresses
+  std::uint8_t addr_count = 0;   // number of lane addresses (active lanes of a memory op)
+  std::uint8_t mem_width = 0;    // bytes per lane
+};
+
+struct WarpStream {
+  Dim3 cta;                 // CTA index
+  std::uint32_t warp_in_cta = 0;
+  std::uint64_t begin = 0, end = 0;  // range in Kernel::dyn
+};
+
+struct Kernel {
+  LaunchConfig launch;
+  SourceFormat format = SourceFormat::unknown;
+  std::string source_path;
+  std::vector<StaticInstr> program;
+  std::vector<DynInstr> dyn;
+  std::vector<std::uint64_t> addresses;
+  std::vector<WarpStream> warps;
+  // CTA sampling: traced CTAs are a subset of the grid (representative CTA inputs, or a
+  // tracer's sampling). The model scales counts by grid / traced CTAs.
+  std::uint64_t traced_ctas = 0;
+  bool representative_cta = false;
+  std::vector<std::string> warnings;
+
+  bool has_dynamic_trace() const { return !warps.empty(); }
+  bool has_counts() const {
+    for (auto& s : program) if (s.counts_known) return true;
+    return false;
+  }
+  bool has_control_bits() const {
+    for (auto& s : program) if (s.control.valid) return true;
+    return false;
+  }
+};
+
+// What a profiler measured about a launch. Never an input to prediction: kept for
+// validation and reports only.
+struct Measurement {
+  std::optional<double> time_us;
+  std::optional<double> cycles;
+  std::optional<double> sm_clock_ghz;
+  std::map<std::string, double> metrics;            // other run metrics (hit rates, dram bytes)
+  std::map<std::uint64_t, std::map<std::string, double>> stall_samples_by_pc;
+};
+
+struct MemcpyCommand {
+  std::string kind;  // "MemcpyHtoD"
+  std::uint64_t address = 0, bytes = 0;
+};
+
+// Application: kernels in launch order plus interleaved memcpy commands.
+struct Application {
+  std::vector<Kernel> kernels;
+  std::vector<Measurement> measurements;   // parallel to kernels where a source has them
+  std::vector<MemcpyCommand> memcpys;
+  std::vector<std::string> warnings;
+  std::string device_name;                 // where the source names the device
+};
+
+}  // namespace gpuperf

@@ -1,0 +1,314 @@
+// Nsight Compute CSV exports: the source page (SASS + per-instruction counters, one section
+// per launch) and the raw page (one row per launch: launch configuration, device
+// attributes and run metrics). Work descriptions go into the Kernel; everything measured
+// about the run (time, cycles, stall samples, hit rates, DRAM bytes) goes into Measurement.
+#pragma once
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "gpuperf/sass/instruction.hpp"
+#include "gpuperf/sass/memory_ops.hpp"
+#include "gpuperf/trace/byte_source.hpp"
+#include "gpuperf/trace/ir.hpp"
+#include "gpuperf/trace/text_scan.hpp"
+
+namespace gpuperf {
+
+namespace csv {
+
+// Splits one CSV record (no embedded newlines, as ncu writes them). Quotes are removed.
+inline void split(std::string_view line, std::vector<std::string>& out, const std::string& file, std::uint64_t ln) {
+  out.clear();
+  std::string cur;
+  bool inq = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (inq) {
+      if (c == '"') {
+        if (i + 1 < line.size() && line[i + 1] == '"') { cur.push_back('"'); ++i; }
+        else inq = false;
+      } else cur.push_back(c);
+    } else if (c == '"') inq = true;
+    else if (c == ',') { out.push_back(std::move(cur)); cur.clear(); }
+    else cur.push_back(c);
+  }
+  if (inq) throw ParseError(file, ln, static_cast<std::uint32_t>(line.size()), "expected a closing '\"' in CSV record");
+  out.push_back(std::move(cur));
+}
+
+// "1,024" -> 1024; "-" or "" -> nullopt-like NaN.
+inline double number(const std::string& s) {
+  std::string t;
+  t.reserve(s.size());
+  for (char c : s) if (c != ',' && c != ' ') t.push_back(c);
+  if (t.empty() || t == "-" || t == "n/a" || t == "N/A") return std::nan("");
+  char* end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (end == t.c_str() || *end != '\0') return std::nan("");
+  return v;
+}
+
+}  // namespace csv
+
+inline bool looks_like_ncu_source(std::string_view head) { return scan::starts_with(head, "\"Kernel Name\","); }
+// The raw page's header row is thousands of characters of metric names; the details page
+// has a short one with "Section Name".
+inline bool looks_like_ncu_raw(std::string_view head) {
+  auto first = head.substr(0, head.find('\n'));
+  return scan::starts_with(head, "\"ID\",") && first.find("\"Kernel Name\"") != std::string_view::npos &&
+         first.find("\"Section Name\"") == std::string_view::npos;
+}
+
+struct NcuSourceSection {
+  std::string kernel_name;
+  std::vector<StaticInstr> program;
+  std::map<std::uint64_t, std::map<std::string, double>> stall_samples;
+  std::uint64_t first_line = 0;
+  bool same_as(const NcuSourceSection& o) const {
+    if (kernel_name != o.kernel_name || program.size() != o.program.size()) return false;
+    for (std::size_t i = 0; i < program.size(); ++i) {
+      auto &a = program[i], &b = o.program[i];
+      if (a.pc != b.pc || a.text != b.text || a.warp_executed != b.warp_executed || a.thread_executed != b.thread_executed) return false;
+    }
+    return stall_samples == o.stall_samples;
+  }
+};
+
+inline std::vector<NcuSourceSection> read_ncu_source(const std::string& path) {
+  LineReader lr(path);
+  std::string_view line;
+  std::vector<NcuSourceSection> out;
+  std::vector<std::string> f, header;
+  std::unordered_map<std::string, int> col;
+  auto idx = [&](const char* name) { auto it = col.find(name); return it == col.end() ? -1 : it->second; };
+  while (lr.next(line)) {
+    if (line.empty()) continue;
+    if (scan::has_binary_junk(line)) throw ParseError(path, lr.line_number(), 1, "expected CSV text, found binary data");
+    csv::split(line, f, path, lr.line_number());
+    if (f.size() >= 2 && f[0] == "Kernel Name") {
+      out.emplace_back();
+      out.back().kernel_name = f[1];
+      out.back().first_line = lr.line_number();
+      header.clear();
+      continue;
+    }
+    if (f.size() >= 2 && f[0] == "Address" && f[1] == "Source") {
+      header = f;
+      col.clear();
+      for (std::size_t i = 0; i < header.size(); ++i) col[header[i]] = static_cast<int>(i);
+      if (idx("Instructions Executed") < 0)
+        throw ParseError(path, lr.line_number(), 1, "expected an 'Instructions Executed' column in the source page (export with --section SourceCounters)");
+      continue;
+    }
+    if (out.empty() || header.empty())
+      throw ParseError(path, lr.line_number(), 1, "expected a '\"Kernel Name\",...' line then an '\"Address\",\"Source\",...' header");
+    if (f.size() != header.size())
+      throw ParseError(path, lr.line_number(), 1, "expected " + std::to_string(header.size()) + " CSV fields, found " + std::to_string(f.size()));
+    auto& sec = out.back();
+    StaticInstr s;
+    {
+      std::string_view a = f[0];
+      if (scan::starts_with(a, "0x")) a.remove_prefix(2);
+      auto r = std::from_chars(a.data(), a.data() + a.size(), s.pc, 16);
+      if (r.ec != std::errc()) throw ParseError(path, lr.line_number(), 2, "expected a hexadecimal instruction address, found '" + f[0] + "'");
+    }
+    s.text = std::string(scan::trim(f[1]));
+    auto p = sass::parse_instruction_text(s.text);
+    s.opcode = p.opcode;
+    s.dst = p.dst;
+    s.src = p.src;
+    s.mem_base = p.mem_base;
+    s.mem_offset = p.mem_offset;
+    s.predicated = !p.predicate.empty();
+    if (!p.branch_target.empty() && scan::starts_with(p.branch_target, "0x")) {
+      std::uint64_t v = 0;
+      std::from_chars(p.branch_target.data() + 2, p.branch_target.data() + p.branch_target.size(), v, 16);
+      s.branch_target = v;
+    }
+    auto num = [&](const char* name) -> double { int i = idx(name); return i < 0 ? std::nan("") : csv::number(f[static_cast<std::size_t>(i)]); };
+    auto u64 = [&](const char* name) -> std::uint64_t { double v = num(name); return std::isnan(v) || v < 0 ? 0 : static_cast<std::uint64_t>(std::llround(v)); };
+    s.warp_executed = u64("Instructions Executed");
+    s.thread_executed = u64("Thread Instructions Executed");
+    s.pred_on_thread_executed = u64("Predicated-On Thread Instructions Executed");
+    s.counts_known = true;
+    auto tok = sass::tokenize_opcode(s.opcode);
+    auto mt = sass::memory_traits(tok);
+    s.space = mt.space;
+    s.mem_op = mt.op;
+    s.access_bits = mt.width_bytes * 8;
+    if (int i = idx("Address Space"); i >= 0) {
+      auto& v = f[static_cast<std::size_t>(i)];
+      if (v == "Global") s.space = MemSpace::global;
+      else if (v == "Shared") s.space = MemSpace::shared;
+      else if (v == "Local") s.space = MemSpace::local;
+    }
+    if (int i = idx("Access Operation"); i >= 0) {
+      auto& v = f[static_cast<std::size_t>(i)];
+      if (v == "Load") s.mem_op = MemOp::load;
+      else if (v == "Store") s.mem_op = MemOp::store;
+      else if (v == "Atomic") s.mem_op = MemOp::atomic;
+      else if (v == "Reduction") s.mem_op = MemOp::reduction;
+    }
+    if (double v = num("Access Size"); !std::isnan(v) && v > 0) s.access_bits = static_cast<std::uint32_t>(v);
+    s.l1_tag_requests = u64("L1 Tag Requests Global");
+    s.global_sectors = u64("L2 Theoretical Sectors Global");
+    s.global_sectors_ideal = u64("L2 Theoretical Sectors Global Ideal");
+    // Shared-memory wavefronts: ncu's "L1 Conflicts Shared N-Way" is the average number of
+    // ways (bank passes) per request, so wavefronts = requests x N.
+    if (s.space == MemSpace::shared && s.mem_op != MemOp::none) {
+      double ways = num("L1 Conflicts Shared N-Way");
+      s.shared_wavefronts = static_cast<std::uint64_t>(std::llround(double(s.warp_executed) * (std::isnan(ways) || ways < 1 ? 1.0 : ways)));
+    }
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      if (scan::starts_with(header[i], "stall_") || header[i].find("Samples") != std::string::npos) {
+        double v = csv::number(f[i]);
+        if (!std::isnan(v) && v != 0) sec.stall_samples[s.pc][header[i]] = v;
+      }
+    }
+    sec.program.push_back(std::move(s));
+  }
+  if (out.empty()) throw ParseError(path, lr.line_number(), 1, "expected at least one '\"Kernel Name\"' section in the ncu source export");
+  // ncu prints some launches twice in a row, identically: keep one.
+  std::vector<NcuSourceSection> dedup;
+  for (auto& s : out)
+    if (dedup.empty() || !dedup.back().same_as(s)) dedup.push_back(std::move(s));
+  return dedup;
+}
+
+struct NcuRawRow {
+  LaunchConfig launch;
+  Measurement measured;
+  std::map<std::string, double> device_attributes;
+  std::string device_name;
+};
+
+inline double unit_scale_to_us(const std::string& unit) {
+  if (unit == "s" || unit == "second") return 1e6;
+  if (unit == "ms" || unit == "msecond") return 1e3;
+  if (unit == "us" || unit == "usecond") return 1.0;
+  if (unit == "ns" || unit == "nsecond") return 1e-3;
+  return std::nan("");
+}
+
+inline double unit_scale_bytes(const std::string& unit) {
+  if (unit == "byte" || unit.empty()) return 1;
+  if (unit == "Kbyte") return 1e3;
+  if (unit == "Mbyte") return 1e6;
+  if (unit == "Gbyte") return 1e9;
+  if (unit == "KB" || unit == "KiB" || unit == "Kibyte") return 1024;
+  return std::nan("");
+}
+
+inline std::vector<NcuRawRow> read_ncu_raw(const std::string& path) {
+  LineReader lr(path);
+  std::string_view line;
+  std::vector<std::string> header, units, f;
+  std::vector<NcuRawRow> rows;
+  std::unordered_map<std::string, int> col;
+  while (lr.next(line)) {
+    if (line.empty()) continue;
+    if (scan::has_binary_junk(line)) throw ParseError(path, lr.line_number(), 1, "expected CSV text, found binary data");
+    csv::split(line, f, path, lr.line_number());
+    if (header.empty()) {
+      header = f;
+      for (std::size_t i = 0; i < header.size(); ++i) col[header[i]] = static_cast<int>(i);
+      if (!col.count("Kernel Name")) throw ParseError(path, lr.line_number(), 1, "expected a 'Kernel Name' column in the ncu raw export");
+      continue;
+    }
+    if (units.empty() && !f.empty() && f[0].empty()) { units = f; continue; }
+    if (f.size() != header.size())
+      throw ParseError(path, lr.line_number(), 1, "expected " + std::to_string(header.size()) + " CSV fields, found " + std::to_string(f.size()));
+    if (units.empty()) units.assign(header.size(), "");
+    NcuRawRow r;
+    auto get = [&](const char* name) -> const std::string* { auto it = col.find(name); return it == col.end() ? nullptr : &f[static_cast<std::size_t>(it->second)]; };
+    auto num = [&](const char* name) -> double { auto* s = get(name); return s ? csv::number(*s) : std::nan(""); };
+    auto unit = [&](const char* name) -> std::string { auto it = col.find(name); return it == col.end() ? "" : units[static_cast<std::size_t>(it->second)]; };
+    r.launch.name = *get("Kernel Name");
+    if (auto* id = get("ID")) r.launch.id = static_cast<std::uint32_t>(csv::number(*id)) + 1;
+    auto dim = [&](const char* gx, const char* gy, const char* gz, Dim3& d) {
+      double x = num(gx), y = num(gy), z = num(gz);
+      if (!std::isnan(x)) { d.x = static_cast<std::uint32_t>(x); d.y = static_cast<std::uint32_t>(std::isnan(y) ? 1 : y); d.z = static_cast<std::uint32_t>(std::isnan(z) ? 1 : z); return true; }
+      return false;
+    };
+    if (!dim("launch__grid_dim_x", "launch__grid_dim_y", "launch__grid_dim_z", r.launch.grid))
+      throw ParseError(path, lr.line_number(), 1, "expected launch__grid_dim_x in the raw export (collect with --section LaunchStats)");
+    dim("launch__block_dim_x", "launch__block_dim_y", "launch__block_dim_z", r.launch.block);
+    double regs = num("launch__registers_per_thread");
+    if (!std::isnan(regs)) r.launch.registers_per_thread = static_cast<std::uint32_t>(regs);
+    double sstat = num("launch__shared_mem_per_block_static") * unit_scale_bytes(unit("launch__shared_mem_per_block_static"));
+    double sdyn = num("launch__shared_mem_per_block_dynamic") * unit_scale_bytes(unit("launch__shared_mem_per_block_dynamic"));
+    if (!std::isnan(sstat)) r.launch.static_shared_bytes = static_cast<std::uint32_t>(std::llround(sstat));
+    if (!std::isnan(sdyn)) r.launch.dynamic_shared_bytes = static_cast<std::uint32_t>(std::llround(sdyn));
+    if (auto* cc = get("CC")) {
+      double v = csv::number(*cc);
+      if (!std::isnan(v)) r.launch.sm_version = static_cast<std::uint32_t>(std::llround(v * 10));
+    }
+    if (auto* sid = get("launch__stream_id")) r.launch.cuda_stream = static_cast<std::uint32_t>(csv::number(*sid));
+    if (auto* dn = get("device__attribute_display_name")) r.device_name = *dn;
+    // Measured: the run's time and cycles, in the units the export states.
+    double t = num("gpu__time_duration.sum"), ts = unit_scale_to_us(unit("gpu__time_duration.sum"));
+    if (!std::isnan(t) && !std::isnan(ts)) r.measured.time_us = t * ts;
+    double cyc = num("gpc__cycles_elapsed.max");
+    if (!std::isnan(cyc)) r.measured.cycles = cyc;
+    double clk = num("gpc__cycles_elapsed.max.per_second");
+    if (!std::isnan(clk)) {
+      std::string u = unit("gpc__cycles_elapsed.max.per_second");
+      r.measured.sm_clock_ghz = u == "Ghz" || u == "GHz" ? clk : (u == "Mhz" || u == "MHz" ? clk / 1e3 : clk / 1e9);
+    }
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      const auto& h = header[i];
+      double v = csv::number(f[i]);
+      if (std::isnan(v)) continue;
+      if (scan::starts_with(h, "device__attribute_")) r.device_attributes[h.substr(18)] = v;
+      else if (scan::starts_with(h, "launch__occupancy_limit_") || scan::starts_with(h, "dram__") || scan::starts_with(h, "lts__") ||
+               scan::starts_with(h, "l1tex__") || scan::starts_with(h, "sm__") || scan::starts_with(h, "smsp__") ||
+               scan::starts_with(h, "gpu__") || scan::starts_with(h, "gpc__"))
+        r.measured.metrics[h] = v;
+    }
+    rows.push_back(std::move(r));
+  }
+  if (rows.empty()) throw ParseError(path, lr.line_number(), 1, "expected at least one launch row in the ncu raw export");
+  return rows;
+}
+
+inline std::string ncu_base_name(const std::string& demangled) {
+  std::string s = demangled.substr(0, demangled.find_first_of("<("));
+  auto sp = s.find_last_of(' ');
+  return sp == std::string::npos ? s : s.substr(sp + 1);
+}
+
+// Pairs source sections with raw rows in launch order, checking names agree.
+inline Application join_ncu(const std::string& source_path, const std::string& raw_path) {
+  auto secs = read_ncu_source(source_path);
+  auto rows = read_ncu_raw(raw_path);
+  if (secs.size() != rows.size())
+    throw FormatError(source_path + ": has " + std::to_string(secs.size()) + " kernel sections (after dropping repeats) but " + raw_path +
+                      " has " + std::to_string(rows.size()) + " launch rows; export both pages from the same report");
+  Application app;
+  for (std::size_t i = 0; i < secs.size(); ++i) {
+    // The source page prints template arguments as "<(int)16>", the raw page as "<16>":
+    // compare the function identifiers.
+    if (secs[i].kernel_name != rows[i].launch.name && ncu_base_name(secs[i].kernel_name) != ncu_base_name(rows[i].launch.name))
+      throw FormatError(source_path + ":" + std::to_string(secs[i].first_line) + ": launch " + std::to_string(i + 1) + " is '" + secs[i].kernel_name +
+                        "' but the raw page's row " + std::to_string(i + 1) + " is '" + rows[i].launch.name + "'");
+    Kernel k;
+    k.format = SourceFormat::ncu_csv;
+    k.source_path = source_path;
+    k.launch = rows[i].launch;
+    k.launch.id = static_cast<std::uint32_t>(i + 1);
+    k.program = std::move(secs[i].program);
+    Measurement m = rows[i].measured;
+    m.stall_samples_by_pc = std::move(secs[i].stall_samples);
+    for (auto& [key, v] : rows[i].device_attributes) m.metrics["device__attribute_" + key] = v;
+    app.kernels.push_back(std::move(k));
+    app.measurements.push_back(std::move(m));
+    if (app.device_name.empty()) app.device_name = rows[i].device_name;
+  }
+  return app;
+}
+
+}  // namespace gpuperf

@@ -1,0 +1,178 @@
+// Static SASS listings from `cuobjdump -sass` and `nvdisasm` (with or without -hex).
+// Each function becomes a Kernel whose program has no counts; where the encoding is printed
+// the scheduling control bits are decoded (Volta+: high word of each 128-bit instruction;
+// Maxwell/Pascal: a 64-bit control word before every three instructions).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "gpuperf/sass/control_bits.hpp"
+#include "gpuperf/sass/instruction.hpp"
+#include "gpuperf/sass/memory_ops.hpp"
+#include "gpuperf/trace/byte_source.hpp"
+#include "gpuperf/trace/ir.hpp"
+#include "gpuperf/trace/text_scan.hpp"
+
+namespace gpuperf {
+
+namespace detail {
+
+// Extracts every "/* 0x... */" hex word on a line (encodings), in order.
+inline std::vector<std::uint64_t> hex_comments(std::string_view line) {
+  std::vector<std::uint64_t> out;
+  std::size_t pos = 0;
+  while ((pos = line.find("/* 0x", pos)) != std::string_view::npos) {
+    pos += 5;
+    std::uint64_t v = 0;
+    auto r = std::from_chars(line.data() + pos, line.data() + line.size(), v, 16);
+    if (r.ec == std::errc()) out.push_back(v);
+    pos = static_cast<std::size_t>(r.ptr - line.data());
+  }
+  return out;
+}
+
+inline std::uint32_t sm_from_text(std::string_view s) {
+  auto p = s.find("sm_");
+  if (p == std::string_view::npos) p = s.find("SM");
+  if (p == std::string_view::npos) return 0;
+  p += (s[p] == 's') ? 3 : 2;
+  std::uint32_t v = 0;
+  while (p < s.size() && s[p] >= '0' && s[p] <= '9') v = v * 10 + static_cast<std::uint32_t>(s[p++] - '0');
+  return v;
+}
+
+}  // namespace detail
+
+// Reads a listing; returns one Kernel per function, in listing order.
+inline std::vector<Kernel> read_sass_listing(const std::string& path) {
+  LineReader lr(path);
+  std::vector<Kernel> out;
+  std::string_view line;
+  std::uint32_t sm = 0;
+  Kernel* cur = nullptr;
+  std::unordered_map<std::string, std::uint64_t> labels;      // nvdisasm labels -> PC
+  std::vector<std::pair<std::size_t, std::string>> pending;   // (instr index, label) per function
+  std::string pending_label;
+  std::optional<std::uint64_t> maxwell_ctrl;  // control word awaiting its three instructions
+  int maxwell_slot = 0;
+  StaticInstr* awaiting_high = nullptr;       // Volta+: instruction waiting for its 2nd hex word
+  bool any_function = false;
+
+  auto resolve_labels = [&]() {
+    if (!cur) return;
+    for (auto& [idx, lab] : pending) {
+      auto it = labels.find(lab);
+      if (it != labels.end()) cur->program[idx].branch_target = it->second;
+    }
+    pending.clear();
+    labels.clear();
+  };
+  auto start_function = [&](std::string name) {
+    resolve_labels();
+    out.emplace_back();
+    cur = &out.back();
+    cur->format = SourceFormat::sass_listing;
+    cur->source_path = path;
+    cur->launch.name = std::move(name);
+    cur->launch.sm_version = sm;
+    maxwell_ctrl.reset();
+    awaiting_high = nullptr;
+    any_function = true;
+  };
+
+  while (lr.next(line)) {
+    if (scan::has_binary_junk(line)) throw ParseError(path, lr.line_number(), 1, "expected SASS listing text, found binary data");
+    auto t = scan::trim(line);
+    if (t.empty()) continue;
+    if (scan::starts_with(t, "code for sm_") || scan::starts_with(t, ".target")) { sm = detail::sm_from_text(t); continue; }
+    if (scan::starts_with(t, ".headerflags")) {
+      if (!sm) sm = detail::sm_from_text(t);
+      if (cur && !cur->launch.sm_version) cur->launch.sm_version = sm;
+      continue;
+    }
+    if (scan::starts_with(t, "Function :")) { start_function(std::string(scan::trim(t.substr(10)))); continue; }
+    if (scan::starts_with(t, ".text.") && t.back() == ':') {
+      start_function(std::string(t.substr(6, t.size() - 7)));
+      continue;
+    }
+    if (t[0] == '.' && t.back() == ':' && t.find(' ') == std::string_view::npos) {  // label ".L_x_0:"
+      pending_label = std::string(t.substr(0, t.size() - 1));
+      continue;
+    }
+    if (scan::starts_with(t, "/*") && t.size() > 2 && t[2] != ' ') {
+      // "/*0040*/  OPCODE ... ;  /* 0x... */"
+      auto close = t.find("*/");
+      if (close == std::string_view::npos) throw ParseError(path, lr.line_number(), 1, "expected '/*ADDR*/' before an instruction");
+      std::uint64_t pc = 0;
+      auto r = std::from_chars(t.data() + 2, t.data() + close, pc, 16);
+      if (r.ec != std::errc() || r.ptr != t.data() + close)
+        throw ParseError(path, lr.line_number(), 3, "expected a hexadecimal address inside '/*...*/'");
+      if (!cur) start_function("<anonymous>");
+      std::string_view rest = t.substr(close + 2);
+      auto semi = rest.find(';');
+      std::string_view text = scan::trim(semi == std::string_view::npos ? rest.substr(0, rest.find("/*")) : rest.substr(0, semi));
+      auto words = detail::hex_comments(semi == std::string_view::npos ? std::string_view{} : rest.substr(semi));
+      if (text.empty()) continue;
+      StaticInstr s;
+      s.pc = pc;
+      s.text = std::string(text);
+      auto p = sass::parse_instruction_text(text);
+      s.opcode = p.opcode;
+      s.dst = p.dst;
+      s.src = p.src;
+      s.mem_base = p.mem_base;
+      s.mem_offset = p.mem_offset;
+      s.predicated = !p.predicate.empty();
+      auto tok = sass::tokenize_opcode(s.opcode);
+      auto mt = sass::memory_traits(tok);
+      s.space = mt.space;
+      s.mem_op = mt.op;
+      s.access_bits = mt.width_bytes * 8;
+      if (!p.branch_target.empty()) {
+        std::string_view bt = p.branch_target;
+        if (scan::starts_with(bt, "0x")) {
+          std::uint64_t v = 0;
+          std::from_chars(bt.data() + 2, bt.data() + bt.size(), v, 16);
+          s.branch_target = v;
+        } else {
+          auto a = bt.find('(');
+          auto b = bt.find(')');
+          if (a != std::string_view::npos && b != std::string_view::npos)
+            pending.emplace_back(cur->program.size(), std::string(bt.substr(a + 1, b - a - 1)));
+        }
+      }
+      if (!pending_label.empty()) { labels[pending_label] = pc; pending_label.clear(); }
+      if (maxwell_ctrl) {
+        s.control = sass::decode_control_maxwell(*maxwell_ctrl, maxwell_slot);
+        if (++maxwell_slot == 3) maxwell_ctrl.reset();
+      }
+      cur->program.push_back(std::move(s));
+      awaiting_high = (cur->launch.sm_version >= 70 && words.size() == 1) ? &cur->program.back() : nullptr;
+      if (words.size() >= 2 && cur->launch.sm_version >= 70) cur->program.back().control = sass::decode_control_volta(words[1]);
+      continue;
+    }
+    if (scan::starts_with(t, "/* 0x")) {
+      auto words = detail::hex_comments(t);
+      if (words.empty()) continue;
+      if (awaiting_high) {
+        awaiting_high->control = sass::decode_control_volta(words[0]);
+        awaiting_high = nullptr;
+      } else if (cur && cur->launch.sm_version > 0 && cur->launch.sm_version < 70) {
+        maxwell_ctrl = words[0];  // control word for the next three instructions
+        maxwell_slot = 0;
+      }
+      continue;
+    }
+  }
+  resolve_labels();
+  if (!any_function) throw ParseError(path, lr.line_number(), 1, "expected a SASS listing ('Function :' or '.text.<name>:'), found none");
+  for (auto& k : out) {
+    if (k.program.empty()) k.warnings.push_back("function " + k.launch.name + " has no instructions in the listing");
+  }
+  return out;
+}
+
+}  // namespace gpuperf

@@ -1,0 +1,87 @@
+// Small allocation-free scanners shared by the text readers.
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "gpuperf/error.hpp"
+
+namespace gpuperf::scan {
+
+// Cursor over one line that knows where it is, so errors can name the column.
+struct Cursor {
+  std::string_view line;
+  std::size_t pos = 0;
+  const std::string* file = nullptr;
+  std::uint64_t line_no = 0;
+
+  void skip_ws() {
+    while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\t')) ++pos;
+  }
+  bool at_end() {
+    skip_ws();
+    return pos >= line.size();
+  }
+  std::string_view token() {
+    skip_ws();
+    std::size_t s = pos;
+    while (pos < line.size() && line[pos] != ' ' && line[pos] != '\t') ++pos;
+    return line.substr(s, pos - s);
+  }
+  [[noreturn]] void fail(const std::string& expected, std::size_t at) const {
+    std::string found = at < line.size() ? std::string(line.substr(at, std::min<std::size_t>(24, line.size() - at)))
+                                         : std::string("end of line");
+    for (auto& c : found) if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) > 126) c = '?';
+    throw ParseError(file ? *file : std::string("<input>"), line_no, static_cast<std::uint32_t>(at + 1),
+                     "expected " + expected + ", found '" + found + "'");
+  }
+  std::uint64_t hex() {
+    skip_ws();
+    std::size_t s = pos;
+    if (pos + 1 < line.size() && line[pos] == '0' && (line[pos + 1] == 'x' || line[pos + 1] == 'X')) pos += 2;
+    std::uint64_t v = 0;
+    auto r = std::from_chars(line.data() + pos, line.data() + line.size(), v, 16);
+    if (r.ec != std::errc() || (r.ptr < line.data() + line.size() && *r.ptr != ' ' && *r.ptr != '\t'))
+      fail("a hexadecimal number", s);
+    pos = static_cast<std::size_t>(r.ptr - line.data());
+    return v;
+  }
+  std::int64_t integer() {
+    skip_ws();
+    std::size_t s = pos;
+    std::int64_t v = 0;
+    if (pos + 1 < line.size() && line[pos] == '0' && (line[pos + 1] == 'x' || line[pos + 1] == 'X')) {
+      std::uint64_t u = hex();
+      return static_cast<std::int64_t>(u);
+    }
+    auto r = std::from_chars(line.data() + pos, line.data() + line.size(), v, 10);
+    if (r.ec != std::errc() || (r.ptr < line.data() + line.size() && *r.ptr != ' ' && *r.ptr != '\t'))
+      fail("an integer", s);
+    pos = static_cast<std::size_t>(r.ptr - line.data());
+    return v;
+  }
+  std::uint64_t uinteger(std::uint64_t max_value, const char* what) {
+    std::size_t s = (skip_ws(), pos);
+    std::int64_t v = integer();
+    if (v < 0 || static_cast<std::uint64_t>(v) > max_value) fail(std::string(what) + " in 0.." + std::to_string(max_value), s);
+    return static_cast<std::uint64_t>(v);
+  }
+};
+
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+inline bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+inline bool has_binary_junk(std::string_view s) {
+  for (unsigned char c : s)
+    if (c == 0 || (c < 32 && c != '\t' && c != '\r' && c != '\n')) return true;
+  return false;
+}
+
+}  // namespace gpuperf::scan
