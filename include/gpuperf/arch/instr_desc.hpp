@@ -22,6 +22,7 @@ struct InstrDesc {
   std::string op_class;
   double latency = 1;          // dependent-issue latency (ALU) or pipeline latency (memory)
   double issue_interval = 1;   // cycles the class's unit is busy per warp instruction
+  bool sm_scope = false;       // the unit is shared by all sub-partitions of the SM
   bool unknown = false;        // classified by prefix fallback
   bool unsupported = false;    // class marked unsupported on this arch
   MemSpace space = MemSpace::none;
@@ -91,6 +92,7 @@ inline InstrDesc make_descriptor(const std::string& opcode, const ArchTable& arc
   } else {
     d.latency = cit->second.latency.value;
     d.issue_interval = cit->second.issue_interval.value;
+    d.sm_scope = cit->second.sm_scope;
   }
   std::string base(t.base);
   if (auto o = arch.opcode_latency.find(base); o != arch.opcode_latency.end()) d.latency = o->second.value;

@@ -32,6 +32,7 @@ struct Sourced {
 
 struct ClassCost {
   Sourced latency, issue_interval;
+  bool sm_scope = false;  // one unit shared by the SM's sub-partitions (e.g. FP64 on GeForce parts)
   bool unsupported = false;
   bool present = false;
 };
@@ -250,7 +251,7 @@ class Tables {
     s.source = v["source"].is_string() ? v["source"].get<std::string>() : "";
     if (!sources.contains(s.source)) note(file, what + ": source '" + s.source + "' is not in this file's sources");
     for (auto& [k, x] : v.items())
-      if (k != "value" && k != "source" && k != "note") note(file, what + ": unknown key '" + k + "'");
+      if (k != "value" && k != "source" && k != "note" && k != "scope") note(file, what + ": unknown key '" + k + "'");
     if (v["value"].is_number()) {
       s.value = v["value"].get<double>();
       if (!(s.value >= lo && s.value <= hi)) note(file, what + ": value " + v["value"].dump() + " outside the plausible range [" + fmt(lo) + ", " + fmt(hi) + "]");
@@ -441,7 +442,13 @@ inline void Tables::resolve_arch(const std::string& name, std::vector<std::strin
       cc.unsupported = false;
       for (auto& [k, x] : v.items()) if (k != "latency_cycles" && k != "issue_interval_cycles" && k != "unsupported") note(file, "class " + c + ": unknown key '" + k + "'");
       if (v.contains("latency_cycles")) cc.latency = read_value(v["latency_cycles"], file, "class " + c + " latency_cycles", sources, 1, 2000);
-      if (v.contains("issue_interval_cycles")) cc.issue_interval = read_value(v["issue_interval_cycles"], file, "class " + c + " issue_interval_cycles", sources, 0.25, 512);
+      if (v.contains("issue_interval_cycles")) {
+        const json& ii = v["issue_interval_cycles"];
+        cc.issue_interval = read_value(ii, file, "class " + c + " issue_interval_cycles", sources, 0.25, 512);
+        std::string scope = ii.is_object() ? ii.value("scope", "subpartition") : "subpartition";
+        if (scope != "sm" && scope != "subpartition") note(file, "class " + c + ": scope must be \"sm\" or \"subpartition\"");
+        cc.sm_scope = scope == "sm";
+      }
       if (!cc.present && (!v.contains("latency_cycles") || !v.contains("issue_interval_cycles")))
         note(file, "class " + c + " needs both latency_cycles and issue_interval_cycles (no inherited values)");
       cc.present = true;

@@ -237,6 +237,7 @@ inline RoundResult bounds_round(const RoundModel& rm, const GpuSpec& g, const Oc
   detail::static_stalls(an, desc, rm.latency, stall, on_mem);
   double instrs_w = 0, chain_w = 0, shared_wf = 0, l1_wf = 0;
   std::map<std::string, double> unit_busy;
+  std::map<std::string, bool> unit_sm_scope;
   const bool ctrl = k.has_control_bits();
   for (std::size_t oi = 0; oi < an.order.size(); ++oi) {
     auto i = an.order[oi];
@@ -247,6 +248,7 @@ inline RoundResult bounds_round(const RoundModel& rm, const GpuSpec& g, const Oc
     double base_gap = 1;
     chain_w += c * (base_gap + stall[oi]);
     unit_busy[d.op_class] += c * d.issue_interval;
+    unit_sm_scope[d.op_class] = d.sm_scope;
     const auto& s = k.program[i];
     if (s.space == MemSpace::shared) shared_wf += an.pcs[i].wavefronts / tw;
     else if (s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic) l1_wf += an.pcs[i].wavefronts / tw;
@@ -254,7 +256,8 @@ inline RoundResult bounds_round(const RoundModel& rm, const GpuSpec& g, const Oc
   (void)ctrl;
   r.bounds.issue = bound::issue(per_sp, instrs_w);
   for (auto& [cls, busy] : unit_busy) {
-    double b = bound::unit(per_sp, busy);
+    // An SM-wide unit serves every warp of the SM, a sub-partition's unit only its own.
+    double b = unit_sm_scope[cls] ? bound::unit(warps_round, busy) : bound::unit(per_sp, busy);
     if (b > r.bounds.functional_unit) { r.bounds.functional_unit = b; r.bounds.busiest_unit = cls; }
   }
   r.bounds.latency = chain_w;
@@ -353,6 +356,7 @@ inline RoundResult simulate_round(const RoundModel& rm, const GpuSpec& g, const 
   std::vector<int> cls_of(desc.size());
   for (std::size_t i = 0; i < desc.size(); ++i) cls_of[i] = class_id[desc[i].op_class];
   std::vector<std::vector<double>> unit_free(static_cast<std::size_t>(S), std::vector<double>(class_id.size(), 0));
+  std::vector<double> sm_unit_free(class_id.size(), 0);  // units shared by the whole SM
   double mio_free = 0;
   const double mio_rate = a.memory.count("l1_wavefronts_per_cycle") ? a.mem("l1_wavefronts_per_cycle") : 1;
   const double bar_latency = a.classes.count("barrier") && a.classes.at("barrier").present && !a.classes.at("barrier").unsupported
@@ -401,7 +405,8 @@ inline RoundResult simulate_round(const RoundModel& rm, const GpuSpec& g, const 
           int sl = detail::reg_slot(reg);
           if (w.reg_ready[static_cast<std::size_t>(sl)] > dep) { dep = w.reg_ready[static_cast<std::size_t>(sl)]; dep_mem = w.reg_mem[static_cast<std::size_t>(sl)]; }
         }
-        double unit = std::max(dep, unit_free[static_cast<std::size_t>(sp)][static_cast<std::size_t>(cls_of[d.static_index])]);
+        const auto ci = static_cast<std::size_t>(cls_of[d.static_index]);
+        double unit = std::max(dep, desc[d.static_index].sm_scope ? sm_unit_free[ci] : unit_free[static_cast<std::size_t>(sp)][ci]);
         double t = std::max(unit, smsp_free[static_cast<std::size_t>(sp)]);
         if (t < best_t) { best_t = t; best_w = wi; best_dep = dep; best_unit = unit; best_dep_mem = dep_mem; }
       }
@@ -428,7 +433,7 @@ inline RoundResult simulate_round(const RoundModel& rm, const GpuSpec& g, const 
     st.not_selected += t - best_unit;
     const auto sp = static_cast<std::size_t>(w.smsp);
     smsp_free[sp] = t + 1;
-    unit_free[sp][static_cast<std::size_t>(cls_of[si])] = t + ds.issue_interval;
+    (ds.sm_scope ? sm_unit_free[static_cast<std::size_t>(cls_of[si])] : unit_free[sp][static_cast<std::size_t>(cls_of[si])]) = t + ds.issue_interval;
     double completion = t + rm.latency[si];
     bool is_mem = s.space != MemSpace::none && s.space != MemSpace::constant;
     if (is_mem && d.active_mask) {
@@ -627,7 +632,10 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
     rf.bounds = b.bounds;
   }
   double sm_cycles = (full > 0 ? full * rf.cycles : rf.cycles) + (full > 0 && tail > 0 ? rt.cycles : 0);
+  // Report the per-round bounds on the whole kernel's scale (rounds on the busiest SM).
+  double rounds_equiv = rf.cycles > 0 ? sm_cycles / rf.cycles : 1;
   rep.bounds = rf.bounds;
+  for (double* b : {&rep.bounds.issue, &rep.bounds.functional_unit, &rep.bounds.latency, &rep.bounds.shared_memory, &rep.bounds.l1}) *b *= rounds_equiv;
   // Whole-kernel bandwidth bounds.
   double dram_gbs = g.dram_bandwidth_gbs * g.dram_efficiency;
   double dram_bytes = ms.dram_read_bytes + ms.dram_write_bytes;
@@ -691,7 +699,8 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   auto peak = [&](const char* cls, double flops_per_lane) {
     auto it = a.classes.find(cls);
     if (it == a.classes.end() || it->second.unsupported || !it->second.present) return 0.0;
-    return g.sms * g.sm_clock_mhz * 1e-3 * S * 32.0 / it->second.issue_interval.value * flops_per_lane;
+    double units = it->second.sm_scope ? 1.0 : S;
+    return g.sms * g.sm_clock_mhz * 1e-3 * units * 32.0 / it->second.issue_interval.value * flops_per_lane;
   };
   std::vector<std::pair<double, std::string>> prec = {{R.flops_fp32, "fp32"}, {R.flops_fp64, "fp64"}, {R.flops_fp16, "fp16"}, {R.flops_tensor, "tensor"}};
   auto dom = *std::max_element(prec.begin(), prec.end());

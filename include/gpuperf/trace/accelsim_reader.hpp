@@ -193,7 +193,9 @@ class AccelSimKernelReader {
       scan::Cursor cur{line, 0, &lr_.path(), ln};
       Dim3 cta = cur_cta;
       std::uint32_t warp = cur_warp;
-      if (hdr_.tracer_version < 3) {
+      // Raw .trace lines (outside #BEGIN_TB groups) and every line of tracer versions < 3
+      // start with the CTA index and the warp id.
+      if (hdr_.tracer_version < 3 || !in_tb) {
         cta.x = static_cast<std::uint32_t>(cur.uinteger(0xffffffffu, "a CTA x index"));
         cta.y = static_cast<std::uint32_t>(cur.uinteger(0xffffffffu, "a CTA y index"));
         cta.z = static_cast<std::uint32_t>(cur.uinteger(0xffffffffu, "a CTA z index"));

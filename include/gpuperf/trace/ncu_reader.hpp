@@ -194,7 +194,8 @@ inline double unit_scale_to_us(const std::string& unit) {
   return std::nan("");
 }
 
-inline double unit_scale_bytes(const std::string& unit) {
+inline double unit_scale_bytes(std::string unit) {
+  if (auto slash = unit.find('/'); slash != std::string::npos) unit = unit.substr(0, slash);  // "Kbyte/block"
   if (unit == "byte" || unit.empty()) return 1;
   if (unit == "Kbyte") return 1e3;
   if (unit == "Mbyte") return 1e6;
@@ -264,7 +265,7 @@ inline std::vector<NcuRawRow> read_ncu_raw(const std::string& path) {
       double v = csv::number(f[i]);
       if (std::isnan(v)) continue;
       if (scan::starts_with(h, "device__attribute_")) r.device_attributes[h.substr(18)] = v;
-      else if (scan::starts_with(h, "launch__occupancy_limit_") || scan::starts_with(h, "dram__") || scan::starts_with(h, "lts__") ||
+      else if (scan::starts_with(h, "launch__occupancy_limit_") || h == "launch__shared_mem_config_size" || scan::starts_with(h, "dram__") || scan::starts_with(h, "lts__") ||
                scan::starts_with(h, "l1tex__") || scan::starts_with(h, "sm__") || scan::starts_with(h, "smsp__") ||
                scan::starts_with(h, "gpu__") || scan::starts_with(h, "gpc__"))
         r.measured.metrics[h] = v;

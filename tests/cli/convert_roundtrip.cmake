@@ -1,0 +1,13 @@
+# raw .trace -> .traceg.xz -> report: both must predict the same cycles.
+execute_process(COMMAND ${CLI} convert ${IN} ${OUT} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "convert failed: ${rc}")
+endif()
+execute_process(COMMAND ${CLI} report ${IN} --gpu t4 --json OUTPUT_VARIABLE a RESULT_VARIABLE rc1)
+execute_process(COMMAND ${CLI} report ${OUT} --gpu t4 --json OUTPUT_VARIABLE b RESULT_VARIABLE rc2)
+string(JSON ca GET "${a}" kernels 0 cycles)
+string(JSON cb GET "${b}" kernels 0 cycles)
+if(NOT rc1 EQUAL 0 OR NOT rc2 EQUAL 0 OR NOT ca STREQUAL cb)
+  message(FATAL_ERROR "round trip differs: ${ca} vs ${cb}")
+endif()
+message(STATUS "round trip OK: ${ca} cycles")

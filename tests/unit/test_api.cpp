@@ -1,0 +1,88 @@
+// The C++ API as an autotuner uses it: load once, predict for many GPU specs, from many threads.
+#include <doctest/doctest.h>
+
+#include <thread>
+
+#include "gpuperf/gpuperf.hpp"
+
+using namespace gpuperf;
+
+static const std::string kFix = std::string(GPUPERF_TEST_DIR) + "/fixtures";
+
+static Session devsample() {
+  return Session(load(std::vector<std::string>{kFix + "/devsample/ncu_source.csv.xz", kFix + "/devsample/ncu_raw.csv.xz"}));
+}
+
+TEST_CASE("what-if: clock, bandwidth, SM count and L2 move predictions the right way") {
+  auto t = Tables::load_default();
+  Session s = devsample();
+  auto vec = s.select("3");  // vecadd 16M: DRAM-bound
+  auto base = GpuSpec::from_catalog(t, "h200");
+  double t0 = s.predict(base, {}, vec).kernels[0].time_us;
+  auto more_bw = base;
+  more_bw.set("dram_bandwidth_gbs", base.dram_bandwidth_gbs * 2);
+  double t1 = s.predict(more_bw, {}, vec).kernels[0].time_us;
+  CHECK(t1 < t0 * 0.7);
+  auto ffma = s.select("7");  // issue-bound FFMA chain
+  auto slow = base;
+  slow.set("sm_clock_mhz", base.sm_clock_mhz / 2);
+  double f0 = s.predict(base, {}, ffma).kernels[0].cycles;
+  CHECK(s.predict(slow, {}, ffma).kernels[0].cycles == doctest::Approx(f0));  // same cycles
+  CHECK(s.predict(slow, {}, ffma).kernels[0].time_us > 1.9 * (s.predict(base, {}, ffma).kernels[0].time_us - base.launch_overhead_us));
+  auto half_sms = base;
+  half_sms.set("sms", 66);
+  CHECK(s.predict(half_sms, {}, ffma).kernels[0].cycles > 1.9 * f0);
+  CHECK_THROWS_AS(base.set("warp_size", 64), ArgumentError);
+  CHECK_THROWS_AS(base.set("sms", 0), ArgumentError);
+}
+
+TEST_CASE("predicting from many threads at once gives the same answers") {
+  auto t = Tables::load_default();
+  Session s = devsample();
+  std::vector<std::string> gpus = {"h200", "h100", "a100", "v100", "t4", "p100", "3090", "2080ti"};
+  std::vector<double> serial;
+  for (auto& g : gpus) serial.push_back(s.predict(GpuSpec::from_catalog(t, g)).total_time_us);
+  std::vector<double> parallel(gpus.size());
+  std::vector<std::thread> th;
+  for (std::size_t i = 0; i < gpus.size(); ++i)
+    th.emplace_back([&, i] {
+      for (int rep = 0; rep < 3; ++rep) parallel[i] = s.predict(GpuSpec::from_catalog(t, gpus[i])).total_time_us;
+    });
+  for (auto& x : th) x.join();
+  for (std::size_t i = 0; i < gpus.size(); ++i) CHECK(parallel[i] == serial[i]);
+}
+
+TEST_CASE("kernel selection by name or launch id") {
+  Session s = devsample();
+  CHECK(s.select("").size() == 48);
+  CHECK(s.select("sgemm_naive").size() == 2);
+  CHECK(s.select("12").size() == 1);
+  CHECK_THROWS_WITH_AS(s.select("no_such_kernel"), doctest::Contains("no kernel matches 'no_such_kernel'"), ArgumentError);
+}
+
+TEST_CASE("the model never needs the measurement: predictions are identical without it") {
+  auto t = Tables::load_default();
+  Application a = load(std::vector<std::string>{kFix + "/devsample/ncu_source.csv.xz", kFix + "/devsample/ncu_raw.csv.xz"});
+  Application b = a;
+  for (auto& m : b.measurements) m = Measurement{};
+  auto g = GpuSpec::from_catalog(t, "h200");
+  auto ra = Session(std::move(a)).predict(g);
+  auto rb = Session(std::move(b)).predict(g);
+  for (std::size_t i = 0; i < ra.kernels.size(); ++i) CHECK(ra.kernels[i].time_us == rb.kernels[i].time_us);
+}
+
+TEST_CASE("JSON view carries the schema and every section") {
+  auto t = Tables::load_default();
+  Session s = devsample();
+  auto r = s.predict(GpuSpec::from_catalog(t, "a100"), {}, s.select("19"));
+  auto j = to_json(r);
+  CHECK(j["schema"] == "gpuperf.report/1");
+  auto& k = j["kernels"][0];
+  for (auto key : {"time_us", "cycles", "bottleneck", "bounds_cycles", "occupancy", "memory", "roofline", "per_pc", "stalls_cycles", "warnings"})
+    CHECK_MESSAGE(k.contains(key), key);
+  CHECK(k["per_pc"].size() > 10);
+  CHECK(k["roofline"]["flops"]["fp32"].get<double>() == doctest::Approx(2.0 * 2048.0 * 2048 * 2048).epsilon(0.01));
+  auto text = to_text(r.kernels[0], true);
+  CHECK(text.find("bottleneck") != std::string::npos);
+  CHECK(text.find("FFMA") != std::string::npos);
+}

@@ -1,0 +1,263 @@
+// The model's pieces on their own, then golden reports for real traces.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include "gpuperf/gpuperf.hpp"
+
+using namespace gpuperf;
+
+static const std::string kFix = std::string(GPUPERF_TEST_DIR) + "/fixtures";
+
+static std::shared_ptr<const Tables> tables() {
+  static auto t = Tables::load_default();
+  return t;
+}
+
+// A one-CTA kernel of `warps` warps, each running `body` (opcode, dst, srcs) `reps` times.
+static std::shared_ptr<Kernel> synthetic(const std::vector<std::tuple<std::string, std::string, std::vector<std::string>>>& body, int reps,
+                                         int warps = 1, int sm = 70) {
+  auto k = std::make_shared<Kernel>();
+  k->format = SourceFormat::accelsim_traceg;
+  k->launch.name = "synthetic";
+  k->launch.id = 1;
+  k->launch.block.x = 32 * warps;
+  k->launch.registers_per_thread = 32;
+  k->launch.sm_version = static_cast<std::uint32_t>(sm);
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    StaticInstr s;
+    s.pc = 16 * i;
+    s.opcode = std::get<0>(body[i]);
+    std::uint16_t r;
+    if (sass::parse_register(std::get<1>(body[i]), r)) s.dst.push_back(r);
+    for (auto& x : std::get<2>(body[i])) if (sass::parse_register(x, r)) s.src.push_back(r);
+    s.counts_known = true;
+    if (s.opcode == "BRA") s.branch_target = 0;
+    k->program.push_back(s);
+  }
+  for (int w = 0; w < warps; ++w) {
+    WarpStream ws;
+    ws.warp_in_cta = static_cast<std::uint32_t>(w);
+    ws.begin = k->dyn.size();
+    for (int r = 0; r < reps; ++r)
+      for (std::uint32_t i = 0; i < body.size(); ++i) {
+        k->dyn.push_back(DynInstr{i, 0xffffffffu, 0, 0, 0});
+        k->program[i].warp_executed++;
+        k->program[i].thread_executed += 32;
+      }
+    ws.end = k->dyn.size();
+    k->warps.push_back(ws);
+  }
+  k->traced_ctas = 1;
+  return k;
+}
+
+TEST_CASE("dependent FFMA chain costs latency x length (4 cycles per FFMA on Volta)") {
+  const int N = 1000;
+  auto k = synthetic({{"FFMA", "R1", {"R1", "R2", "R3"}}, {"BRA", "", {}}}, N);
+  Predictor p{std::shared_ptr<const Kernel>(k)};
+  auto g = GpuSpec::from_catalog(tables(), "v100");
+  auto r = p.predict(g);
+  CHECK(r.mode == "simulation");
+  CHECK(r.cycles == doctest::Approx(4.0 * N).epsilon(0.01));
+  // Pascal: 6 cycles (F0 Table 4.1); the bounds mode agrees with the simulation.
+  auto pg = GpuSpec::from_catalog(tables(), "p100");
+  CHECK(p.predict(pg).cycles == doctest::Approx(6.0 * N).epsilon(0.01));
+  PredictOptions bo;
+  bo.mode = ModelMode::bounds;
+  CHECK(p.predict(g, bo).cycles == doctest::Approx(4.0 * N).epsilon(0.02));
+  // Turing DFMA: 54 per instruction (F3 Table 6).
+  auto kd = synthetic({{"DFMA", "R2", {"R2", "R4", "R6"}}}, N, 1, 75);
+  // (T4's two FP64 units are shared by the SM: 16 cycles per warp instruction, below the latency.)
+  CHECK(Predictor(std::shared_ptr<const Kernel>(kd)).predict(GpuSpec::from_catalog(tables(), "t4")).cycles == doctest::Approx(54.0 * N).epsilon(0.01));
+}
+
+TEST_CASE("independent FFMAs are bound by issue and the FP32 pipe, not latency") {
+  const int N = 1000;
+  auto k = synthetic({{"FFMA", "R1", {"R1", "R9"}}, {"FFMA", "R2", {"R2", "R9"}}, {"FFMA", "R3", {"R3", "R9"}}, {"FFMA", "R4", {"R4", "R9"}}}, N);
+  Predictor p{std::shared_ptr<const Kernel>(k)};
+  auto g = GpuSpec::from_catalog(tables(), "v100");
+  // One warp on one Volta sub-partition: 16 FP32 lanes, 2 cycles per FFMA (issue interval).
+  CHECK(p.predict(g).cycles == doctest::Approx(2.0 * 4 * N).epsilon(0.01));
+  // Eight warps in one CTA spread over 4 sub-partitions: 2 warps each -> 2x the work, same pipe rate.
+  auto k8 = synthetic({{"FFMA", "R1", {"R1", "R9"}}, {"FFMA", "R2", {"R2", "R9"}}, {"FFMA", "R3", {"R3", "R9"}}, {"FFMA", "R4", {"R4", "R9"}}}, N, 8);
+  CHECK(Predictor(std::shared_ptr<const Kernel>(k8)).predict(g).cycles == doctest::Approx(2.0 * 2 * 4 * N).epsilon(0.01));
+}
+
+TEST_CASE("occupancy matches Nsight Compute's limits for all 48 H200 launches") {
+  Application app = load(std::vector<std::string>{kFix + "/devsample/ncu_source.csv.xz", kFix + "/devsample/ncu_raw.csv.xz"});
+  const auto& arch = tables()->arch("sm_90");
+  for (std::size_t i = 0; i < app.kernels.size(); ++i) {
+    auto o = compute_occupancy(app.kernels[i].launch, arch);
+    const auto& m = app.measurements[i].metrics;
+    INFO(app.kernels[i].launch.name);
+    CHECK(o.limit_warps == m.at("launch__occupancy_limit_warps"));
+    CHECK(o.limit_registers == m.at("launch__occupancy_limit_registers"));
+    CHECK(o.limit_blocks == m.at("launch__occupancy_limit_blocks"));
+    CHECK(o.blocks_per_sm == std::min({m.at("launch__occupancy_limit_warps"), m.at("launch__occupancy_limit_registers"),
+                                        m.at("launch__occupancy_limit_blocks"), m.at("launch__occupancy_limit_shared_mem")}));
+    // The shared-memory limit under the carve-out the driver chose (ncu's launch__shared_mem_config_size).
+    int cfg = static_cast<int>(std::lround(m.at("launch__shared_mem_config_size") * 1000 / 1024));
+    CHECK(compute_occupancy(app.kernels[i].launch, arch, cfg).limit_shared == m.at("launch__occupancy_limit_shared_mem"));
+  }
+}
+
+TEST_CASE("occupancy of known launches on other architectures") {
+  LaunchConfig l;
+  l.block.x = 256;
+  l.registers_per_thread = 64;
+  // sm_80: 64 regs x 32 = 2048 per warp; 65536/2048 = 32 warps = 4 CTAs of 8 warps.
+  auto a = compute_occupancy(l, tables()->arch("sm_80"));
+  CHECK(a.blocks_per_sm == 4);
+  CHECK(a.limiter == "registers");
+  // sm_75: at most 32 warps and 16 blocks per SM (PPT-GPU used 32 blocks for cc 7.5).
+  l.block.x = 32;
+  l.registers_per_thread = 16;
+  auto t = compute_occupancy(l, tables()->arch("sm_75"));
+  CHECK(t.blocks_per_sm == 16);
+  CHECK(t.limiter == "blocks");
+  // Shared memory: 48 KiB per block on sm_90 plus 1 KiB reserved -> 4 per 228 KiB.
+  l.block.x = 128;
+  l.static_shared_bytes = 48 * 1024;
+  auto h = compute_occupancy(l, tables()->arch("sm_90"));
+  CHECK(h.shared_per_block_allocated == 49 * 1024);
+  CHECK(h.blocks_per_sm == 4);
+  CHECK(h.limiter == "shared");
+  // Too many registers: cannot launch, and prediction says why instead of crashing.
+  l.registers_per_thread = 300;
+  CHECK(compute_occupancy(l, tables()->arch("sm_90")).blocks_per_sm == 0);
+}
+
+TEST_CASE("hit probability: no abs() defect, correct limits") {
+  const double B = 1024, A = 16;
+  CHECK(hit_probability(0, B, A) == 1.0);
+  CHECK(hit_probability(10, B, A) > 0.999);
+  CHECK(hit_probability(B / 2, B, A) > 0.95);
+  // PPT-GPU's Q(|A-1-mu|/sigma) is >= 0.5 for any distance; far beyond capacity it must vanish.
+  CHECK(hit_probability(8 * B, B, A) < 1e-6);
+  CHECK(hit_probability(4 * B, B, A) < 1e-3);
+  double prev = 1;
+  for (double d = 1; d < 4 * B; d *= 1.5) {
+    double h = hit_probability(d, B, A);
+    CHECK(h <= prev + 1e-12);
+    prev = h;
+  }
+  // Fully associative LRU: a step at capacity.
+  CHECK(hit_probability(B - 1, B, B) == 1.0);
+  CHECK(hit_probability(B, B, B) == 0.0);
+}
+
+TEST_CASE("reuse distances: exact stack distances, O(log N) streaming") {
+  ReuseProfiler rp;
+  // a b c a b c: distances 2, 2, 2 after 3 cold misses.
+  for (auto k : {1, 2, 3}) CHECK(rp.access(k) == -1);
+  CHECK(rp.access(1) == 2);
+  CHECK(rp.access(2) == 2);
+  CHECK(rp.access(3) == 2);
+  CHECK(rp.access(3) == 0);
+  // Cyclic sweep over 5000 keys: every reuse has distance 4999; the tree grows past its
+  // first allocation without losing counts.
+  ReuseProfiler big;
+  for (int rep = 0; rep < 3; ++rep)
+    for (int i = 0; i < 5000; ++i) {
+      auto d = big.access(static_cast<std::uint64_t>(i));
+      if (rep > 0) CHECK(d == 4999);
+    }
+  CHECK(big.cold() == 5000);
+  CHECK(big.accesses() == 15000);
+  double small = hit_rate(big.histogram(), big.cold(), 1000 * 32.0, 32, 16);
+  double large = hit_rate(big.histogram(), big.cold(), 10000 * 32.0, 32, 16);
+  CHECK(small < 0.01);
+  CHECK(large == doctest::Approx(2.0 / 3).epsilon(0.02));
+}
+
+TEST_CASE("coalescing into 32 B sectors and shared-memory bank conflicts") {
+  std::uint64_t a[32];
+  for (int i = 0; i < 32; ++i) a[i] = 0x1000 + 4 * i;  // 128 contiguous bytes
+  auto c = coalesce(a, 32, 4);
+  CHECK(c.sectors == 4);
+  CHECK(c.lines == 1);
+  for (int i = 0; i < 32; ++i) a[i] = 0x1000 + 128 * i;  // one sector per lane
+  CHECK(coalesce(a, 32, 4).sectors == 32);
+  for (int i = 0; i < 32; ++i) a[i] = 0x1000 + 8 * i;  // 8 B/lane: 256 B
+  CHECK(coalesce(a, 32, 8).sectors == 8);
+  // Stride s words -> gcd(32, s) ways (seed-tables.md O15); broadcast is free.
+  for (int s : {1, 2, 3, 4, 8, 16, 32, 33}) {
+    for (int i = 0; i < 32; ++i) a[i] = static_cast<std::uint64_t>(4 * s * i);
+    CHECK(shared_wavefronts(a, 32, 4) == static_cast<unsigned>(std::gcd(32, s)));
+  }
+  for (int i = 0; i < 32; ++i) a[i] = 64;
+  CHECK(shared_wavefronts(a, 32, 4) == 1);
+  // 128-bit accesses are served a quarter-warp at a time: 4 wavefronts at best.
+  for (int i = 0; i < 32; ++i) a[i] = 16 * i;
+  CHECK(shared_wavefronts(a, 32, 16) == 4);
+}
+
+TEST_CASE("kernel time: waves with the tail, not multiplied by SM count, no absolute end time") {
+  // 10 dependent FFMAs per warp; 1 warp per CTA; grid of 3 x (resident per SM x SMs) + 1 CTAs.
+  auto k = synthetic({{"FFMA", "R1", {"R1"}}}, 10);
+  auto g = GpuSpec::from_catalog(tables(), "v100");
+  auto o = compute_occupancy(k->launch, g.arch_table());
+  REQUIRE(o.blocks_per_sm == 32);
+  k->launch.grid.x = static_cast<std::uint32_t>(3 * 32 * g.sms + 1);
+  Predictor p{std::shared_ptr<const Kernel>(k)};
+  auto r = p.predict(g);
+  CHECK(r.waves == doctest::Approx(3.0 + 1.0 / (32 * g.sms)));
+  CHECK(r.ctas_per_sm == 97);   // busiest SM: 3 full rounds of 32 and a tail of 1
+  CHECK(r.tail_ctas == 1);
+  // 4 rounds (3 full + tail) of one SM's work, each ~ one warp chain (8 warps/sub-partition
+  // interleave within the 4-cycle latency): far below SMs x anything.
+  auto single = Predictor(std::shared_ptr<const Kernel>(synthetic({{"FFMA", "R1", {"R1"}}}, 10))).predict(g);
+  CHECK(r.cycles < 6 * single.cycles * 32);
+  CHECK(r.cycles > 3 * single.cycles);
+  CHECK(r.time_us == doctest::Approx(r.cycles / g.sm_clock_mhz + g.launch_overhead_us));
+}
+
+TEST_CASE("unknown opcodes: prefix fallback, a warning and a count; never abort") {
+  auto k = synthetic({{"FFMA", "R1", {"R1"}}, {"QQFROB", "R2", {"R1"}}, {"QQFROB", "R3", {"R2"}}}, 10);
+  auto r = Predictor(std::shared_ptr<const Kernel>(k)).predict(GpuSpec::from_catalog(tables(), "a100"));
+  REQUIRE(r.unknown_opcodes.count("QQFROB"));
+  CHECK(r.unknown_opcodes.at("QQFROB") == 2);
+  bool warned = false;
+  for (auto& w : r.warnings) warned |= w.find("unknown opcode(s) classified by prefix: QQFROB") != std::string::npos;
+  CHECK(warned);
+  CHECK(r.time_us > 0);
+}
+
+TEST_CASE("simulation from a real-format trace: memory addresses drive hit rates") {
+  Application app = load(kFix + "/accelsim/v5_modes.traceg");
+  Session s(std::move(app));
+  auto r = s.predict(GpuSpec::from_catalog(tables(), "h100"));
+  REQUIRE(r.kernels.size() == 1);
+  const auto& k = r.kernels[0];
+  CHECK(k.mode == "simulation");
+  CHECK_FALSE(k.memory.hit_rates_assumed);
+  CHECK(k.memory.global_load_requests == 2);
+  // 0x200 and 0x208 share a sector, 0x250 is another; 0x1000 and 0x1040 are two more.
+  CHECK(k.memory.global_load_sectors == 4);
+}
+
+// Golden reports: generated by tools/update_golden.sh from the CLI; the API must reproduce them.
+TEST_CASE("golden: devsample H200 profiles predicted for H200 and A100") {
+  std::ifstream in(std::string(GPUPERF_TEST_DIR) + "/golden/devsample_ncu.json");
+  REQUIRE(in.good());
+  nlohmann::json golden = nlohmann::json::parse(in);
+  Application app = load(std::vector<std::string>{kFix + "/devsample/ncu_source.csv.xz", kFix + "/devsample/ncu_raw.csv.xz",
+                                                  kFix + "/devsample/devkernels_sm90.cuobjdump.sass.xz"});
+  Session s(std::move(app));
+  for (auto& [gpu, expected] : golden["gpus"].items()) {
+    auto r = s.predict(GpuSpec::from_catalog(tables(), gpu));
+    REQUIRE(r.kernels.size() == expected.size());
+    for (std::size_t i = 0; i < r.kernels.size(); ++i) {
+      INFO(gpu << " launch " << i + 1 << " " << r.kernels[i].name);
+      CHECK(r.kernels[i].time_us == doctest::Approx(expected[i]["time_us"].get<double>()).epsilon(1e-6));
+      CHECK(r.kernels[i].cycles == doctest::Approx(expected[i]["cycles"].get<double>()).epsilon(1e-6));
+      CHECK(r.kernels[i].bottleneck == expected[i]["bottleneck"].get<std::string>());
+      CHECK(r.kernels[i].occupancy.blocks_per_sm == expected[i]["blocks_per_sm"].get<int>());
+    }
+  }
+}

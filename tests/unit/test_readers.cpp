@@ -1,0 +1,261 @@
+// Trace readers: formats, compression, quirks, errors with file:line:column.
+#include <doctest/doctest.h>
+
+#include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gpuperf/gpuperf.hpp"
+
+using namespace gpuperf;
+
+static const std::string kFix = std::string(GPUPERF_TEST_DIR) + "/fixtures";
+static const std::string kAs = kFix + "/accelsim";
+
+static std::string slurp(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+static std::string tmp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("gpuperf_test_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+static void write_file(const std::string& p, const std::string& data) {
+  std::ofstream out(p, std::ios::binary);
+  out << data;
+}
+
+TEST_CASE("Accel-Sim v5 grouped trace: address modes 0, 1 and 2 (popcount-1 deltas)") {
+  Kernel k = AccelSimKernelReader::read(kAs + "/v5_modes.traceg");
+  CHECK(k.launch.name == "_Z6kernelPfS_");
+  CHECK(k.launch.grid == Dim3{2, 1, 1});
+  CHECK(k.launch.block.x == 64);
+  CHECK(k.launch.registers_per_thread == 16);
+  CHECK(k.launch.sm_version == 90);
+  REQUIRE(k.warps.size() == 3);
+  CHECK(k.traced_ctas == 2);
+  CHECK(k.warps[0].end - k.warps[0].begin == 5);
+  // Mode 0: mask 0xb has 3 lanes, 3 addresses listed.
+  const auto& ld0 = k.dyn[k.warps[0].begin + 2];
+  REQUIRE(ld0.addr_count == 3);
+  CHECK(k.addresses[ld0.addr_begin + 0] == 0x200);
+  CHECK(k.addresses[ld0.addr_begin + 2] == 0x250);
+  // Mode 1: base 0x100, stride 4, 2 lanes.
+  const auto& st = k.dyn[k.warps[0].begin + 3];
+  REQUIRE(st.addr_count == 2);
+  CHECK(k.addresses[st.addr_begin + 1] == 0x104);
+  // Mode 2: mask 0x5 = 2 lanes: base 0x1000 then ONE delta (64); the trailing -7 is the immediate.
+  const auto& ld1 = k.dyn[k.warps[1].begin + 2];
+  REQUIRE(ld1.addr_count == 2);
+  CHECK(k.addresses[ld1.addr_begin + 0] == 0x1000);
+  CHECK(k.addresses[ld1.addr_begin + 1] == 0x1040);
+  // Static program keyed by PC with counts.
+  std::map<std::uint64_t, const StaticInstr*> by_pc;
+  for (auto& s : k.program) by_pc[s.pc] = &s;
+  CHECK(by_pc.at(0x0)->warp_executed == 3);
+  CHECK(by_pc.at(0x20)->warp_executed == 2);
+  CHECK(by_pc.at(0x20)->thread_executed == 3 + 2);
+  CHECK(by_pc.at(0x20)->space == MemSpace::global);
+  CHECK(by_pc.at(0x50)->src.size() == 3);  // FFMA R1 R1 R1: sources as traced
+}
+
+TEST_CASE("Accel-Sim old format (< v3): CTA/warp ids on every line, no immediate") {
+  Kernel k = AccelSimKernelReader::read(kAs + "/old_v2.traceg");
+  CHECK(k.launch.sm_version == 70);
+  CHECK(k.launch.registers_per_thread == 166);
+  REQUIRE(k.warps.size() == 1);
+  CHECK(k.dyn.size() == 3);
+  const auto& lds = k.dyn[1];
+  CHECK(lds.addr_count == 32);
+  CHECK(k.addresses[lds.addr_begin + 1] - k.addresses[lds.addr_begin] == 64);
+  CHECK(k.program[1].access_bits == 128);
+}
+
+TEST_CASE("Accel-Sim raw .trace v4 with line numbers: interleaved warps are grouped") {
+  Kernel k = AccelSimKernelReader::read(kAs + "/v4_lineinfo.trace");
+  REQUIRE(k.warps.size() == 2);
+  CHECK(k.warps[0].cta.x == 1);  // first seen
+  CHECK(k.warps[0].end - k.warps[0].begin == 3);
+  CHECK(k.warps[1].end - k.warps[1].begin == 3);
+  CHECK(k.program.size() == 3);
+  CHECK(k.program[1].opcode == "IADD3");
+}
+
+TEST_CASE("garbage header values get warnings and sane fallbacks") {
+  Kernel k = AccelSimKernelReader::read(kAs + "/garbage_header.traceg");
+  CHECK(k.launch.registers_per_thread == 0);
+  CHECK(k.launch.sm_version == 0);
+  std::string all;
+  for (auto& w : k.warnings) all += w + "\n";
+  CHECK(all.find("-nregs = 21955") != std::string::npos);
+  CHECK(all.find("-binary version = 0") != std::string::npos);
+  CHECK(all.find("-shmem = 1") != std::string::npos);
+}
+
+TEST_CASE("kernelslist.g: kernels in order, MemcpyHtoD commands") {
+  Application app = load(kAs + "/kernelslist.g");
+  REQUIRE(app.kernels.size() == 2);
+  CHECK(app.kernels[0].launch.name == "_Z6kernelPfS_");
+  REQUIRE(app.memcpys.size() == 2);
+  CHECK(app.memcpys[1].address == 0x00000005020c3600ull);
+  CHECK(app.memcpys[1].bytes == 800000);
+  // A folder holding a kernelslist works the same.
+  CHECK(load(kAs).kernels.size() == 2);
+}
+
+TEST_CASE("compressed traces: xz, gzip and zstd, detected by content") {
+  std::string text = slurp(kAs + "/v5_modes.traceg");
+  // xz
+  {
+    std::vector<std::uint8_t> out(text.size() + 1024);
+    std::size_t pos = 0;
+    REQUIRE(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, nullptr, reinterpret_cast<const uint8_t*>(text.data()), text.size(), out.data(), &pos, out.size()) == LZMA_OK);
+    write_file(tmp_path("a.bin"), std::string(reinterpret_cast<char*>(out.data()), pos));
+  }
+  // gzip
+  {
+    std::string p = tmp_path("b.bin");
+    gzFile g = gzopen(p.c_str(), "wb");
+    gzwrite(g, text.data(), static_cast<unsigned>(text.size()));
+    gzclose(g);
+  }
+  // zstd
+  {
+    std::vector<char> out(ZSTD_compressBound(text.size()));
+    std::size_t n = ZSTD_compress(out.data(), out.size(), text.data(), text.size(), 3);
+    write_file(tmp_path("c.bin"), std::string(out.data(), n));
+  }
+  for (auto name : {"a.bin", "b.bin", "c.bin"}) {
+    CHECK(detect_file(tmp_path(name)) == InputKind::accelsim_kernel);
+    Kernel k = AccelSimKernelReader::read(tmp_path(name));
+    CHECK(k.dyn.size() == 12);
+    CHECK(k.warps.size() == 3);
+    std::filesystem::remove(tmp_path(name));
+  }
+}
+
+TEST_CASE("bad input: typed errors naming file, line and column") {
+  auto err = [](const std::string& f) -> std::string {
+    try {
+      AccelSimKernelReader::read(f);
+    } catch (const ParseError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  CHECK(err(kAs + "/bad_hex.traceg") == kAs + "/bad_hex.traceg:26:6: expected a hexadecimal number, found '0000zz03 0 STG.E 2 R2 R4'");
+  CHECK(err(kAs + "/bad_count.traceg").find("bad_count.traceg:29:1: expected 6 instructions after 'insts = 6', found 5") != std::string::npos);
+  CHECK(err(kAs + "/bad_truncated.traceg").find("expected #END_TB before end of file") != std::string::npos);
+  CHECK(err(kAs + "/bad_missing_width.traceg").find("bad_missing_width.traceg:27:21: expected an integer, found 'end of line'") != std::string::npos);
+  CHECK(err(kAs + "/bad_binary.traceg").find("found binary data") != std::string::npos);
+  CHECK(err(kAs + "/empty.traceg").find("the file is empty or not a trace") != std::string::npos);
+  CHECK_THROWS_AS(load(kAs + "/does_not_exist.traceg"), IoError);
+  // Unknown formats are refused by content, whatever the extension.
+  CHECK_THROWS_WITH_AS(load(kFix + "/devsample/devkernels.cu"), doctest::Contains("unrecognised input"), FormatError);
+  // Truncated compressed stream.
+  {
+    std::string text = slurp(kAs + "/v5_modes.traceg");
+    std::vector<std::uint8_t> out(text.size() + 1024);
+    std::size_t pos = 0;
+    lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, nullptr, reinterpret_cast<const uint8_t*>(text.data()), text.size(), out.data(), &pos, out.size());
+    write_file(tmp_path("trunc.xz"), std::string(reinterpret_cast<char*>(out.data()), pos / 2));
+    CHECK_THROWS_AS(AccelSimKernelReader::read(tmp_path("trunc.xz")), Error);
+    std::filesystem::remove(tmp_path("trunc.xz"));
+  }
+}
+
+TEST_CASE("Nsight Compute exports: 48 launches, counts apart from measurements") {
+  Application app = load(std::vector<std::string>{kFix + "/devsample/ncu_source.csv.xz", kFix + "/devsample/ncu_raw.csv.xz"});
+  REQUIRE(app.kernels.size() == 48);
+  REQUIRE(app.measurements.size() == 48);
+  CHECK(app.device_name == "NVIDIA H200");
+  const Kernel& v = app.kernels[2];  // vecadd_16M, first launch
+  CHECK(v.launch.name == "vecadd(const float *, const float *, float *, int)");
+  CHECK(v.launch.grid.x == 65536);
+  CHECK(v.launch.block.x == 256);
+  CHECK(v.launch.registers_per_thread == 16);
+  CHECK(v.launch.sm_version == 90);
+  std::uint64_t warp_instr = 0;
+  for (auto& s : v.program) warp_instr += s.warp_executed;
+  CHECK(warp_instr == 10485760);  // 20 instructions x 524,288 warps (trace-formats.md section 4)
+  // Measured time with its unit applied (ms in this export).
+  REQUIRE(app.measurements[2].time_us.has_value());
+  CHECK(*app.measurements[2].time_us == doctest::Approx(59.68).epsilon(0.01));
+  CHECK_FALSE(app.measurements[2].stall_samples_by_pc.empty());
+  // Shared-memory conflicts: the strided bank-conflict launch has 32-way LDS.
+  const Kernel& bc = app.kernels[40];
+  bool found = false;
+  for (auto& s : bc.program)
+    if (s.opcode == "LDS" && s.warp_executed > 0) { CHECK(s.shared_wavefronts == 32 * s.warp_executed); found = true; }
+  CHECK(found);
+  // A folder of pages is recognised by content.
+  CHECK(load(kFix + "/devsample").kernels.size() == 48);
+}
+
+TEST_CASE("ncu + SASS listing: compiler control bits join by instruction sequence") {
+  Application app = load(std::vector<std::string>{kFix + "/devsample/ncu_source.csv.xz", kFix + "/devsample/ncu_raw.csv.xz",
+                                                  kFix + "/devsample/devkernels_sm90.cuobjdump.sass.xz"});
+  for (auto& k : app.kernels) CHECK_MESSAGE(k.has_control_bits(), k.launch.name);
+  // nvdisasm listings (labels instead of addresses) join too.
+  Application app2 = load(std::vector<std::string>{kFix + "/devsample/ncu_source.csv.xz", kFix + "/devsample/ncu_raw.csv.xz",
+                                                   kFix + "/devsample/devkernels_sm90.nvdisasm.sass.xz"});
+  CHECK(app2.kernels[0].program.front().opcode == "LDC");
+}
+
+TEST_CASE("SASS listings: cuobjdump and nvdisasm agree on functions and opcodes") {
+  auto a = read_sass_listing(kFix + "/devsample/devkernels_sm90.cuobjdump.sass.xz");
+  auto b = read_sass_listing(kFix + "/devsample/devkernels_sm90.nvdisasm.sass.xz");
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].launch.name == b[i].launch.name);
+    REQUIRE(a[i].program.size() == b[i].program.size());
+    for (std::size_t j = 0; j < a[i].program.size(); ++j) CHECK(a[i].program[j].opcode == b[i].program[j].opcode);
+    CHECK(a[i].launch.sm_version == 90);
+    CHECK(a[i].has_control_bits());
+    CHECK_FALSE(b[i].has_control_bits());  // nvdisasm without -hex prints no encodings
+  }
+  // Branch targets: cuobjdump prints addresses, nvdisasm labels; both resolve to the same PC.
+  for (std::size_t j = 0; j < a[0].program.size(); ++j)
+    if (a[0].program[j].branch_target) CHECK(b[0].program[j].branch_target == a[0].program[j].branch_target);
+}
+
+TEST_CASE("PPT-GPU app folder: dicts read as data, representative CTA") {
+  std::string dir = tmp_path("ppt");
+  std::filesystem::create_directories(dir + "/sass_traces");
+  std::filesystem::create_directories(dir + "/memory_traces");
+  write_file(dir + "/app_config.py",
+             "import os  # never executed\nkernel_1 = { \"kernel_name\": \"Kernel\", \"num_registers\": 18, \"shared_mem_bytes\": 0,\n"
+             "  \"grid_size\": 8, \"block_size\": 64, \"cuda_stream_id\": 0 }\n");
+  write_file(dir + "/sass_traces/kernel_1.sass", "0 MOV R1\n1 MOV R1\n0 LDG.E R2 R4\n1 LDG.E R2 R4\n0 EXIT\n1 EXIT\n");
+  std::string mem = "LDG.E";
+  for (int i = 0; i < 32; ++i) mem += " 0x" + std::to_string(1000 + 4 * i);
+  write_file(dir + "/memory_traces/kernel_1_block_0.mem", mem + "\n=====\n" + mem + "\n");
+  Application app = load(dir);
+  REQUIRE(app.kernels.size() == 1);
+  const Kernel& k = app.kernels[0];
+  CHECK(k.representative_cta);
+  CHECK(k.launch.registers_per_thread == 18);
+  CHECK(k.launch.grid.x == 8);
+  CHECK(k.warps.size() == 2);
+  CHECK(k.program.size() == 3);
+  CHECK(k.dyn[1].addr_count == 32);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("format detection ignores file names") {
+  std::string p = tmp_path("looks_like.csv");
+  std::filesystem::copy_file(kAs + "/v5_modes.traceg", p, std::filesystem::copy_options::overwrite_existing);
+  CHECK(detect_file(p) == InputKind::accelsim_kernel);
+  std::filesystem::remove(p);
+  CHECK(detect_file(kFix + "/devsample/ncu_raw.csv.xz") == InputKind::ncu_raw);
+  CHECK(detect_file(kFix + "/devsample/devkernels_sm90.nvdisasm.sass.xz") == InputKind::sass_listing);
+  CHECK(detect_file(kAs + "/kernelslist.g") == InputKind::accelsim_kernelslist);
+}

@@ -1,0 +1,173 @@
+// SASS tokenising, control-bit decoding and the latency tables.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "gpuperf/gpuperf.hpp"
+
+using namespace gpuperf;
+
+static const std::string kFix = std::string(GPUPERF_TEST_DIR) + "/fixtures";
+
+TEST_CASE("control bits: the Volta worked decode from the seeds (seed-tables.md O18)") {
+  // FFMA R140, R11, R4, R142 ;  /* 0x000000040b8c7223 */ /* 0x000fc4000000008e */
+  auto c = sass::decode_control_volta(0x000fc4000000008eull);
+  CHECK(c.stall == 2);
+  CHECK(c.yield == false);
+  CHECK(c.write_barrier == 7);
+  CHECK(c.read_barrier == 7);
+  CHECK(c.wait_mask == 0);
+  CHECK(c.reuse == 0);
+  CHECK((0x000000040b8c7223ull & 0xfff) == 0x223);  // FFMA's Volta opcode bits
+}
+
+TEST_CASE("control bits: real sm_90 encodings from the devsample listing") {
+  // LDC R1, c[0x0][0x28] ; /* 0x000fe20000000800 */ : stall 1, yield 1, no barriers
+  auto a = sass::decode_control_volta(0x000fe20000000800ull);
+  CHECK(a.stall == 1);
+  CHECK(a.yield);
+  CHECK(a.write_barrier == 7);
+  // S2R R3, SR_CTAID.Y ; /* 0x000e2e0000002600 */ : stall 7, write barrier 0
+  auto b = sass::decode_control_volta(0x000e2e0000002600ull);
+  CHECK(b.stall == 7);
+  CHECK(b.write_barrier == 0);
+  CHECK(b.read_barrier == 7);
+  // ISETP.GE.AND P0, PT, R0, 0x1, PT ; /* 0x002fc40003f06270 */ : waits on barrier 1
+  auto c = sass::decode_control_volta(0x002fc40003f06270ull);
+  CHECK(c.wait_mask == 0x02);
+  CHECK(c.stall == 2);
+}
+
+TEST_CASE("control bits: Maxwell/Pascal 64-bit control word slots") {
+  // seed-tables.md 3.4: 0x000f8800fe2007f1 -> sections 0x7f1, 0x7f1, 0x3e2 from the LSB
+  auto s0 = sass::decode_control_maxwell(0x000f8800fe2007f1ull, 0);
+  auto s2 = sass::decode_control_maxwell(0x000f8800fe2007f1ull, 2);
+  CHECK(s0.stall == 1);
+  CHECK(s0.yield);
+  CHECK(s0.write_barrier == 7);
+  CHECK(s2.stall == 2);
+  CHECK_FALSE(s2.yield);
+  CHECK(s2.read_barrier == 3);
+}
+
+TEST_CASE("instruction text: predicates, registers, memory operands") {
+  auto p = sass::parse_instruction_text("@!P0 LDG.E.128 R4, desc[UR6][R2.64+0x10] ;");
+  CHECK(p.opcode == "LDG.E.128");
+  CHECK(p.predicate == "@!P0");
+  REQUIRE(p.dst.size() == 4);  // 128-bit load writes R4..R7
+  CHECK(sass::reg_name(p.dst[0]) == "R4");
+  CHECK(sass::reg_name(p.dst[3]) == "R7");
+  CHECK(p.has_mem_operand);
+  CHECK(p.mem_offset == 16);
+  std::set<std::string> srcs;
+  for (auto r : p.src) srcs.insert(sass::reg_name(r));
+  CHECK(srcs.count("P0"));
+  CHECK(srcs.count("R2"));
+  CHECK(srcs.count("R3"));
+  CHECK(srcs.count("UR6"));
+  auto s = sass::parse_instruction_text("ISETP.GE.AND P0, PT, R0, 0x1, PT");
+  REQUIRE(s.dst.size() == 1);  // PT is not a register dependency
+  CHECK(sass::reg_name(s.dst[0]) == "P0");
+  auto st = sass::parse_instruction_text("STG.E desc[UR4][R2.64], R5");
+  CHECK(st.dst.empty());
+  auto br = sass::parse_instruction_text("@!P0 BRA 0x750");
+  CHECK(br.branch_target == "0x750");
+  std::uint16_t r;
+  CHECK_FALSE(sass::parse_register("RZ", r));
+  CHECK_FALSE(sass::parse_register("R255", r));  // RZ in NVBit traces
+  CHECK(sass::parse_register("UR12", r));
+  CHECK(sass::reg_kind(r) == sass::RegKind::uniform);
+}
+
+TEST_CASE("opcode tokenising is exact, not substring matching") {
+  auto t = sass::tokenize_opcode("MEMBAR.SC.GPU");
+  CHECK(t.base == "MEMBAR");
+  REQUIRE(t.modifiers.size() == 2);
+  auto tables = Tables::load_default();
+  const auto& isa = tables->isa("volta");
+  bool unknown = true;
+  CHECK(classify(isa, sass::tokenize_opcode("MEMBAR.SC.GPU"), unknown) == "membar");  // PPT-GPU matched BAR first
+  CHECK_FALSE(unknown);
+  CHECK(classify(isa, sass::tokenize_opcode("BAR.SYNC.DEFER_BLOCKING"), unknown) == "barrier");
+  CHECK(classify(isa, sass::tokenize_opcode("IMAD.WIDE.U32"), unknown) == "imad_wide");
+  CHECK(classify(isa, sass::tokenize_opcode("IMAD.MOV.U32"), unknown) == "int");
+  CHECK(classify(isa, sass::tokenize_opcode("HFMA2.MMA"), unknown) == "fp32");
+  CHECK(classify(isa, sass::tokenize_opcode("ST.E.SYS"), unknown) == "global_mem");  // PPT-GPU issue #1 aborted here
+  CHECK_FALSE(unknown);
+  CHECK(classify(isa, sass::tokenize_opcode("FROBNICATE.X"), unknown) == "fp32");  // prefix fallback F -> fp32
+  CHECK(unknown);
+}
+
+TEST_CASE("shipped tables load and pass the checker") {
+  auto t = Tables::load_default();
+  auto issues = t->check();
+  for (auto& i : issues) MESSAGE(i.file << ": " << i.message);
+  CHECK(issues.empty());
+  for (auto a : {"sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90"}) CHECK(t->has_arch(a));
+  // Seed values survive inheritance with their provenance.
+  const auto& v = t->arch("sm_70");
+  CHECK(v.classes.at("fp32").latency.value == 4);
+  CHECK(v.classes.at("fp32").latency.source == "F0-T4.1");
+  const auto& tu = t->arch("sm_75");
+  CHECK(tu.classes.at("fp64").latency.value == 54);         // F3 Table 6 DFMA
+  CHECK(tu.opcode_latency.at("DADD").value == 48);
+  CHECK(tu.classes.at("fp32").latency.value == 4);          // inherited from sm_70
+  CHECK(tu.classes.at("fp32").latency.file.find("sm_70.json") != std::string::npos);
+  const auto& am = t->arch("sm_80");
+  CHECK(am.mem("l2_hit_latency_cycles") == 200);            // F1 Table IV
+  CHECK(am.mem("dram_latency_cycles") == 290);
+  CHECK(am.classes.at("tensor_hmma").issue_interval.value == 8);  // F1 Table III
+  CHECK(t->arch("sm_60").classes.at("imad").latency.value == 86);  // Pascal emulated IMAD
+  CHECK(t->arch("sm_61").mem("l2_hit_latency_cycles") == 216);
+  CHECK(t->arch("sm_90").occupancy.at("max_shared_per_sm_kib").value == 228);
+  // Every source a value names is declared, with the fields its kind needs.
+  for (auto a : {"sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"}) {
+    const auto& at = t->arch(a);
+    for (auto& [c, cc] : at.classes) {
+      if (cc.unsupported) continue;
+      CHECK_MESSAGE(at.sources.count(cc.latency.source), a << " " << c);
+    }
+  }
+}
+
+TEST_CASE("catalog: names, aliases, required GPUs") {
+  auto t = Tables::load_default();
+  for (auto n : {"p100", "v100", "t4", "2080ti", "a100", "a100-80gb", "a100-pcie", "3090", "h100", "h100-pcie", "h200"}) CHECK_NOTHROW(t->gpu(n));
+  CHECK(t->gpu("A100").name == "A100-SXM4-40GB");
+  CHECK(t->gpu("h200").get("sms") == 132);
+  CHECK(t->default_gpu() == "a100");
+  CHECK_THROWS_AS(t->gpu("rtx9999"), UnknownGpuError);
+  try {
+    t->gpu("rtx9999");
+  } catch (const UnknownGpuError& e) {
+    CHECK(std::string(e.what()).find("unknown GPU 'rtx9999'") == 0);
+  }
+}
+
+TEST_CASE("every opcode in the devsample listings (sm_75..sm_90) maps to a known class") {
+  auto t = Tables::load_default();
+  for (auto sm : {"75", "80", "86", "89", "90"}) {
+    auto fns = read_sass_listing(kFix + "/devsample/devkernels_sm" + sm + ".cuobjdump.sass.xz");
+    CHECK(fns.size() == 18);  // devkernels.cu: 17 kernels, one template twice
+    const auto& isa = t->isa(t->arch(std::string("sm_") + sm).isa);
+    std::size_t n = 0;
+    for (auto& f : fns)
+      for (auto& s : f.program) {
+        bool unknown = false;
+        classify(isa, sass::tokenize_opcode(s.opcode), unknown);
+        CHECK_MESSAGE(!unknown, "sm_" << sm << ": " << s.opcode);
+        ++n;
+      }
+    CHECK(n > 500);
+  }
+}
+
+TEST_CASE("table overrides: a user directory takes precedence file by file") {
+  auto shipped = Tables::load_default();
+  auto t = Tables::load({kFix + "/tables_broken/bad_range", shipped->search_path().back()});
+  CHECK(t->arch("sm_75").mem("l2_hit_latency_cycles") == 188000);  // the override's (broken) value
+  CHECK(t->arch("sm_80").mem("l2_hit_latency_cycles") == 200);     // untouched file from the shipped dir
+  CHECK_FALSE(t->check().empty());
+  CHECK_THROWS_AS(Tables::load({kFix + "/tables_broken/cycle", shipped->search_path().back()}), TableError);
+  CHECK_THROWS_WITH_AS(Tables::load({"/nonexistent/dir"}), doctest::Contains("none of the latency-table directories exist"), TableError);
+}
