@@ -1,0 +1,427 @@
+// gpuperf's NVBit tracer: writes Accel-Sim version-5 traces (grouped .traceg + kernelslist.g,
+// optionally the raw .trace + kernelslist), readable by gpuperf and by Accel-Sim.
+//
+//   CUDA_INJECTION64_PATH=/path/to/gpuperf_tracer.so ./app
+//
+// Environment:
+//   GPUPERF_TRACE_DIR      output folder (default ./traces)
+//   GPUPERF_TRACE_KERNEL   regex on the demangled kernel name (default: all)
+//   GPUPERF_TRACE_LAUNCHES launch indices to trace, 1-based, e.g. "2,4-6" (default: all)
+//   GPUPERF_TRACE_CTAS     "first:N" or "every:K" CTA sampling, recorded in the header (default: all)
+//   GPUPERF_TRACE_MAX_INSTRS  stop recording a kernel after this many warp instructions
+//   GPUPERF_TRACE_RAW      1: also write the raw interleaved .trace and kernelslist
+//   GPUPERF_TRACE_XZ       1: compress .traceg files with xz (needs the xz program)
+//   GPUPERF_TRACE_VERBOSE  1: log each launch to stderr
+//
+// Built against NVBIT_PATH (NVIDIA's EULA forbids redistributing NVBit; it is never committed).
+#include <assert.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common.h"
+#include "nvbit.h"
+#include "nvbit_tool.h"
+#include "utils/channel.hpp"
+
+#include "tool_func/flush_channel.c"
+
+#define CHANNEL_SIZE (1l << 22)
+
+namespace {
+
+struct StaticInfo {
+  std::string opcode;
+  uint32_t offset = 0;
+  std::vector<std::string> dst, src;
+  int mem_width = 0;
+  bool is_mem = false;
+};
+
+struct Options {
+  std::string dir = "./traces";
+  std::regex kernel_re;
+  bool has_kernel_re = false;
+  std::set<uint64_t> launches;
+  uint32_t first_n = 0, stride = 0;
+  uint64_t max_instrs = ~0ull;
+  bool raw = false, xz = false, verbose = false;
+} opt;
+
+struct Warp {
+  std::vector<gp_mem_record_t> recs;  // addresses used only when has_addrs
+};
+
+struct Launch {
+  CUfunction func = nullptr;
+  std::string name_mangled;
+  uint64_t id = 0;
+  unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  int shmem = 0, nregs = 0, binary_version = 0;
+  uint64_t stream = 0;
+  std::map<std::tuple<int, int, int, int>, Warp> warps;  // (z, y, x, warp) in CTA order
+  std::vector<std::tuple<int, int, int, int, size_t>> raw_order;  // arrival order for the raw trace
+  uint64_t recorded = 0;
+  bool truncated = false;
+};
+
+pthread_mutex_t mutex;
+bool skip_callback = false;
+uint64_t launch_counter = 0;
+std::unordered_map<CUfunction, std::vector<StaticInfo>> static_info;
+std::set<CUfunction> instrumented;
+
+struct CtxState {
+  ChannelDev* channel_dev = nullptr;
+  ChannelHost channel_host;
+  CUmodule tool_module;
+  CUfunction flush_func;
+  volatile bool recv_running = false;
+  volatile bool kernel_done = false;
+  Launch* current = nullptr;
+};
+std::unordered_map<CUcontext, CtxState*> ctx_state;
+
+std::vector<std::string> kernelslist_g, kernelslist_raw;
+
+void parse_options() {
+  if (const char* d = getenv("GPUPERF_TRACE_DIR")) opt.dir = d;
+  if (const char* k = getenv("GPUPERF_TRACE_KERNEL")) { opt.kernel_re = std::regex(k); opt.has_kernel_re = true; }
+  if (const char* l = getenv("GPUPERF_TRACE_LAUNCHES")) {
+    std::string s = l;
+    size_t p = 0;
+    while (p < s.size()) {
+      size_t c = s.find(',', p);
+      std::string part = s.substr(p, c == std::string::npos ? std::string::npos : c - p);
+      size_t dash = part.find('-');
+      if (dash == std::string::npos) opt.launches.insert(std::stoull(part));
+      else for (uint64_t i = std::stoull(part.substr(0, dash)); i <= std::stoull(part.substr(dash + 1)); ++i) opt.launches.insert(i);
+      if (c == std::string::npos) break;
+      p = c + 1;
+    }
+  }
+  if (const char* c = getenv("GPUPERF_TRACE_CTAS")) {
+    std::string s = c;
+    if (s.rfind("first:", 0) == 0) opt.first_n = std::stoul(s.substr(6));
+    else if (s.rfind("every:", 0) == 0) opt.stride = std::stoul(s.substr(6));
+    else fprintf(stderr, "gpuperf-tracer: GPUPERF_TRACE_CTAS must be first:N or every:K, got '%s'; tracing all CTAs\n", c);
+  }
+  if (const char* m = getenv("GPUPERF_TRACE_MAX_INSTRS")) opt.max_instrs = std::stoull(m);
+  opt.raw = getenv("GPUPERF_TRACE_RAW") && std::string(getenv("GPUPERF_TRACE_RAW")) == "1";
+  opt.xz = getenv("GPUPERF_TRACE_XZ") && std::string(getenv("GPUPERF_TRACE_XZ")) == "1";
+  opt.verbose = getenv("GPUPERF_TRACE_VERBOSE") && std::string(getenv("GPUPERF_TRACE_VERBOSE")) == "1";
+  if (system(("mkdir -p '" + opt.dir + "'").c_str()) != 0) fprintf(stderr, "gpuperf-tracer: cannot create %s\n", opt.dir.c_str());
+}
+
+std::string reg_name(const InstrType::operand_t* op) {
+  switch (op->type) {
+    case InstrType::OperandType::REG: return "R" + std::to_string(op->u.reg.num);
+    case InstrType::OperandType::UREG: return "UR" + std::to_string(op->u.reg.num);
+    case InstrType::OperandType::PRED: return "P" + std::to_string(op->u.pred.num);
+    case InstrType::OperandType::UPRED: return "UP" + std::to_string(op->u.pred.num);
+    default: return "";
+  }
+}
+
+// Opcodes whose first register operand is read, not written.
+bool writes_nothing(const std::string& base) {
+  static const std::set<std::string> s = {"ST", "STG", "STS", "STL", "RED", "REDG", "REDS", "BRA", "BRX", "JMP", "JMX", "CALL", "RET",
+                                          "EXIT", "BAR", "BSSY", "BSYNC", "WARPSYNC", "MEMBAR", "DEPBAR", "NOP", "YIELD", "KILL",
+                                          "ERRBAR", "CCTL", "FENCE", "SYNCS", "STSM", "UTMALDG", "UTMASTG", "UBLKCP", "ARRIVES", "BREAK"};
+  return s.count(base) != 0;
+}
+
+void instrument(CUcontext ctx, CUfunction func) {
+  std::vector<CUfunction> fs = nvbit_get_related_functions(ctx, func);
+  fs.push_back(func);
+  for (auto f : fs) {
+    if (!instrumented.insert(f).second) continue;
+    const auto& instrs = nvbit_get_instrs(ctx, f);
+    auto& info = static_info[f];
+    uint32_t idx = 0;
+    for (auto* in : instrs) {
+      StaticInfo si;
+      si.opcode = in->getOpcode();
+      si.offset = in->getOffset();
+      std::string base = si.opcode.substr(0, si.opcode.find('.'));
+      bool setp = base.find("SETP") != std::string::npos;
+      int ndst = writes_nothing(base) ? 0 : (setp ? 2 : 1);
+      int mref = -1;
+      for (int i = 0; i < in->getNumOperands(); ++i) {
+        const auto* op = in->getOperand(i);
+        if (op->type == InstrType::OperandType::MREF) {
+          if (mref < 0) mref = i;
+          // address registers inside [...] are sources
+          if (op->u.mref.has_ra) si.src.push_back("R" + std::to_string(op->u.mref.ra_num));
+          if (op->u.mref.has_ur) si.src.push_back("UR" + std::to_string(op->u.mref.ur_num));
+          continue;
+        }
+        std::string r = reg_name(op);
+        if (r.empty()) { if (i < ndst) ndst = i; continue; }
+        if (i < ndst) si.dst.push_back(r);
+        else si.src.push_back(r);
+      }
+      auto space = in->getMemorySpace();
+      si.is_mem = mref >= 0 && space != InstrType::MemorySpace::NONE && space != InstrType::MemorySpace::CONSTANT;
+      si.mem_width = si.is_mem ? in->getSize() : 0;
+      nvbit_insert_call(in, "gp_trace", IPOINT_BEFORE);
+      nvbit_add_call_arg_guard_pred_val(in);
+      nvbit_add_call_arg_const_val32(in, idx);
+      nvbit_add_call_arg_const_val32(in, si.is_mem ? 1 : 0);
+      if (si.is_mem) nvbit_add_call_arg_mref_addr64(in, 0);
+      else nvbit_add_call_arg_const_val64(in, 0);
+      nvbit_add_call_arg_launch_val64(in, 0);
+      nvbit_add_call_arg_const_val64(in, (uint64_t)ctx_state[ctx]->channel_dev);
+      info.push_back(si);
+      ++idx;
+    }
+  }
+}
+
+void* recv_thread(void* arg) {
+  CUcontext ctx = (CUcontext)arg;
+  pthread_mutex_lock(&mutex);
+  CtxState* cs = ctx_state[ctx];
+  pthread_mutex_unlock(&mutex);
+  std::vector<char> buf(CHANNEL_SIZE);
+  while (cs->recv_running) {
+    uint32_t n = cs->channel_host.recv(buf.data(), CHANNEL_SIZE);
+    uint32_t p = 0;
+    while (p < n) {
+      const gp_record_t* h = (const gp_record_t*)(buf.data() + p);
+      size_t sz = h->has_addrs ? sizeof(gp_mem_record_t) : sizeof(gp_record_t);
+      if (h->cta_x == -1) { cs->kernel_done = true; p += sz; continue; }
+      Launch* L = cs->current;
+      if (L && !L->truncated) {
+        if (L->recorded >= opt.max_instrs) L->truncated = true;
+        else {
+          auto key = std::make_tuple(h->cta_z, h->cta_y, h->cta_x, h->warp_id);
+          auto& w = L->warps[key];
+          w.recs.emplace_back();
+          memcpy(&w.recs.back(), buf.data() + p, sz);
+          if (opt.raw) L->raw_order.emplace_back(h->cta_x, h->cta_y, h->cta_z, h->warp_id, w.recs.size() - 1);
+          ++L->recorded;
+        }
+      }
+      p += sz;
+    }
+  }
+  return nullptr;
+}
+
+std::string hex(uint64_t v, int width = 0) {
+  char b[32];
+  snprintf(b, sizeof b, "%0*llx", width, (unsigned long long)v);
+  return b;
+}
+
+std::string instr_line(const StaticInfo& si, const gp_mem_record_t& r) {
+  uint32_t mask = r.h.active_mask & r.h.pred_mask;
+  std::string l = hex(si.offset, 4) + " " + hex(mask, 8) + " " + std::to_string(si.dst.size());
+  for (auto& d : si.dst) l += " " + d;
+  l += " " + si.opcode + " " + std::to_string(si.src.size());
+  for (auto& s : si.src) l += " " + s;
+  if (si.is_mem && r.h.has_addrs && mask) {
+    l += " " + std::to_string(si.mem_width) + " 0";  // address mode 0: one address per active lane
+    for (int i = 0; i < 32; ++i)
+      if ((mask >> i) & 1) l += " 0x" + hex(r.addrs[i]);
+  } else {
+    l += " 0";
+  }
+  l += " 0\n";  // immediate (v5)
+  return l;
+}
+
+void write_launch(CUcontext ctx, Launch& L) {
+  auto& info = static_info[L.func];
+  std::string base = "kernel-" + std::to_string(L.id);
+  std::set<std::tuple<int, int, int>> ctas;
+  for (auto& [k, w] : L.warps) ctas.insert(std::make_tuple(std::get<0>(k), std::get<1>(k), std::get<2>(k)));
+  std::string hdr;
+  hdr += "-kernel name = " + L.name_mangled + "\n";
+  hdr += "-kernel id = " + std::to_string(L.id) + "\n";
+  hdr += "-grid dim = (" + std::to_string(L.grid[0]) + "," + std::to_string(L.grid[1]) + "," + std::to_string(L.grid[2]) + ")\n";
+  hdr += "-block dim = (" + std::to_string(L.block[0]) + "," + std::to_string(L.block[1]) + "," + std::to_string(L.block[2]) + ")\n";
+  hdr += "-shmem = " + std::to_string(L.shmem) + "\n";
+  hdr += "-nregs = " + std::to_string(L.nregs) + "\n";
+  hdr += "-binary version = " + std::to_string(L.binary_version) + "\n";
+  hdr += "-cuda stream id = " + std::to_string(L.stream) + "\n";
+  hdr += "-shmem base_addr = 0x" + hex(nvbit_get_shmem_base_addr(ctx), 16) + "\n";
+  hdr += "-local mem base_addr = 0x" + hex(nvbit_get_local_mem_base_addr(ctx), 16) + "\n";
+  hdr += "-nvbit version = " + std::string(NVBIT_VERSION) + "\n";
+  hdr += "-accelsim tracer version = 5\n";
+  hdr += "-enable lineinfo = 0\n";
+  hdr += "-traced ctas = " + std::to_string(ctas.size()) + "\n";
+  if (opt.first_n) hdr += "-cta sampling = first " + std::to_string(opt.first_n) + "\n";
+  if (opt.stride > 1) hdr += "-cta sampling = every " + std::to_string(opt.stride) + "\n";
+  if (L.truncated) hdr += "-truncated at instructions = " + std::to_string(opt.max_instrs) + "\n";
+  hdr += "\n#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses] immediate\n\n";
+  std::string path = opt.dir + "/" + base + ".traceg";
+  FILE* f = fopen(path.c_str(), "w");
+  if (!f) { fprintf(stderr, "gpuperf-tracer: cannot write %s\n", path.c_str()); return; }
+  fputs(hdr.c_str(), f);
+  std::tuple<int, int, int> cur{-1, -1, -1};
+  bool open = false;
+  for (auto& [k, w] : L.warps) {
+    auto cta = std::make_tuple(std::get<0>(k), std::get<1>(k), std::get<2>(k));
+    if (!open || cta != cur) {
+      if (open) fputs("#END_TB\n\n", f);
+      fprintf(f, "#BEGIN_TB\n\nthread block = %d,%d,%d\n\n", std::get<2>(k), std::get<1>(k), std::get<0>(k));
+      cur = cta;
+      open = true;
+    }
+    fprintf(f, "warp = %d\ninsts = %zu\n", std::get<3>(k), w.recs.size());
+    for (auto& r : w.recs) fputs(instr_line(info[r.h.instr_idx], r).c_str(), f);
+  }
+  if (open) fputs("#END_TB\n", f);
+  fclose(f);
+  std::string listed = base + ".traceg";
+  if (opt.xz) {
+    if (system(("xz -f -T0 '" + path + "'").c_str()) == 0) listed += ".xz";
+    else fprintf(stderr, "gpuperf-tracer: xz failed; %s left uncompressed\n", path.c_str());
+  }
+  kernelslist_g.push_back(listed);
+  if (opt.raw) {
+    std::string rpath = opt.dir + "/" + base + ".trace";
+    FILE* rf = fopen(rpath.c_str(), "w");
+    if (rf) {
+      fputs(hdr.c_str(), rf);
+      for (auto& [x, y, z, wid, i] : L.raw_order) {
+        auto& r = L.warps[std::make_tuple(z, y, x, wid)].recs[i];
+        fprintf(rf, "%d %d %d %d %s", x, y, z, wid, instr_line(info[r.h.instr_idx], r).c_str());
+      }
+      fclose(rf);
+      kernelslist_raw.push_back(base + ".trace");
+    }
+  }
+  auto write_list = [](const std::string& p, const std::vector<std::string>& v) {
+    FILE* lf = fopen(p.c_str(), "w");
+    if (!lf) return;
+    for (auto& s : v) fprintf(lf, "%s\n", s.c_str());
+    fclose(lf);
+  };
+  write_list(opt.dir + "/kernelslist.g", kernelslist_g);
+  if (opt.raw) write_list(opt.dir + "/kernelslist", kernelslist_raw);
+  if (opt.verbose) fprintf(stderr, "gpuperf-tracer: wrote %s (%zu CTAs, %llu warp instructions%s)\n", listed.c_str(), ctas.size(),
+                           (unsigned long long)L.recorded, L.truncated ? ", truncated" : "");
+}
+
+}  // namespace
+
+void nvbit_at_init() {
+  setenv("CUDA_MANAGED_FORCE_DEVICE_ALLOC", "1", 1);
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&mutex, &attr);
+  parse_options();
+}
+
+void nvbit_at_ctx_init(CUcontext ctx) {
+  pthread_mutex_lock(&mutex);
+  ctx_state[ctx] = new CtxState;
+  pthread_mutex_unlock(&mutex);
+}
+
+void nvbit_tool_init(CUcontext ctx) {
+  pthread_mutex_lock(&mutex);
+  CtxState* cs = ctx_state[ctx];
+  nvbit_load_tool_module(ctx, (const void*)flush_channel_bin, &cs->tool_module);
+  nvbit_find_function_by_name(ctx, cs->tool_module, "flush_channel", &cs->flush_func);
+  cudaMallocManaged(&cs->channel_dev, sizeof(ChannelDev));
+  cs->recv_running = true;
+  cs->channel_host.init((int)ctx_state.size() - 1, CHANNEL_SIZE, cs->channel_dev, recv_thread, ctx);
+  nvbit_set_tool_pthread(cs->channel_host.get_thread());
+  pthread_mutex_unlock(&mutex);
+}
+
+void nvbit_at_cuda_event(CUcontext ctx, int is_exit, nvbit_api_cuda_t cbid, const char* name, void* params, CUresult* pStatus) {
+  (void)name;
+  (void)pStatus;
+  if (!(cbid == API_CUDA_cuLaunchKernel_ptsz || cbid == API_CUDA_cuLaunchKernel || cbid == API_CUDA_cuLaunchKernelEx_ptsz ||
+        cbid == API_CUDA_cuLaunchKernelEx))
+    return;
+  pthread_mutex_lock(&mutex);
+  if (skip_callback) { pthread_mutex_unlock(&mutex); return; }
+  skip_callback = true;
+  CtxState* cs = ctx_state[ctx];
+  CUfunction func;
+  unsigned grid[3], block[3], shmem_dyn;
+  CUstream stream;
+  if (cbid == API_CUDA_cuLaunchKernelEx_ptsz || cbid == API_CUDA_cuLaunchKernelEx) {
+    auto* p = (cuLaunchKernelEx_params*)params;
+    func = p->f;
+    grid[0] = p->config->gridDimX; grid[1] = p->config->gridDimY; grid[2] = p->config->gridDimZ;
+    block[0] = p->config->blockDimX; block[1] = p->config->blockDimY; block[2] = p->config->blockDimZ;
+    shmem_dyn = p->config->sharedMemBytes;
+    stream = p->config->hStream;
+  } else {
+    auto* p = (cuLaunchKernel_params*)params;
+    func = p->f;
+    grid[0] = p->gridDimX; grid[1] = p->gridDimY; grid[2] = p->gridDimZ;
+    block[0] = p->blockDimX; block[1] = p->blockDimY; block[2] = p->blockDimZ;
+    shmem_dyn = p->sharedMemBytes;
+    stream = p->hStream;
+  }
+  if (!is_exit) {
+    uint64_t id = ++launch_counter;
+    std::string demangled = nvbit_get_func_name(ctx, func, false);
+    bool want = (opt.launches.empty() || opt.launches.count(id)) && (!opt.has_kernel_re || std::regex_search(demangled, opt.kernel_re));
+    if (want) {
+      cudaDeviceSynchronize();
+      instrument(ctx, func);
+      Launch* L = new Launch;
+      L->func = func;
+      L->id = id;
+      L->name_mangled = nvbit_get_func_name(ctx, func, true);
+      for (int i = 0; i < 3; ++i) { L->grid[i] = grid[i]; L->block[i] = block[i]; }
+      int st = 0;
+      cuFuncGetAttribute(&st, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, func);
+      L->shmem = st + (int)shmem_dyn;
+      cuFuncGetAttribute(&L->nregs, CU_FUNC_ATTRIBUTE_NUM_REGS, func);
+      cuFuncGetAttribute(&L->binary_version, CU_FUNC_ATTRIBUTE_BINARY_VERSION, func);
+      L->stream = (uint64_t)stream;
+      cs->current = L;
+      cs->kernel_done = false;
+      nvbit_set_at_launch(ctx, func, ((uint64_t)opt.stride << 32) | opt.first_n);
+      nvbit_enable_instrumented(ctx, func, true);
+    } else {
+      nvbit_enable_instrumented(ctx, func, false);
+    }
+  } else if (cs->current && cs->current->func == func) {
+    // Kernel finished: drain the channel, wait for the end marker, write the trace.
+    cudaDeviceSynchronize();
+    void* args[] = {&cs->channel_dev};
+    nvbit_launch_kernel(ctx, cs->flush_func, 1, 1, 1, 1, 1, 1, 0, nullptr, args, nullptr);
+    cudaDeviceSynchronize();
+    while (!cs->kernel_done) usleep(100);
+    write_launch(ctx, *cs->current);
+    delete cs->current;
+    cs->current = nullptr;
+    nvbit_enable_instrumented(ctx, func, false);
+  }
+  skip_callback = false;
+  pthread_mutex_unlock(&mutex);
+}
+
+void nvbit_at_ctx_term(CUcontext ctx) {
+  pthread_mutex_lock(&mutex);
+  skip_callback = true;
+  CtxState* cs = ctx_state[ctx];
+  cs->recv_running = false;
+  cs->channel_host.destroy(false);
+  cudaFree(cs->channel_dev);
+  skip_callback = false;
+  delete cs;
+  ctx_state.erase(ctx);
+  pthread_mutex_unlock(&mutex);
+}
