@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# On a GPU machine: build the tracer, the corpus and the calibration, then calibrate and
+# collect the devsample and corpus datasets for this GPU. Results go to $1 (default ./gpuperf-out).
+#   NVBIT_PATH=third_party/nvbit tools/device/collect_all.sh OUTDIR [calibrate|devsample|corpus ...]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+OUT=$(mkdir -p "${1:-gpuperf-out}" && cd "${1:-gpuperf-out}" && pwd)
+shift || true
+STEPS=${*:-calibrate devsample corpus}
+export PATH=/usr/local/cuda/bin:$PATH
+ARCH=${ARCH:-sm_90}
+GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z ' 'a-z-')
+BUILD=/tmp/gpuperf-build
+mkdir -p "$BUILD"
+if [ ! -f "$BUILD/gpuperf_tracer.so" ]; then ARCH=$ARCH tools/tracer/build.sh "$BUILD" >/dev/null; fi
+nvcc -O3 -arch=$ARCH -o "$BUILD/dk" bench/corpus/devkernels.cu
+nvcc -O3 -arch=$ARCH -o "$BUILD/corpus" bench/corpus/corpus_kernels.cu
+for step in $STEPS; do
+  case $step in
+    calibrate) python3 calibrate/run_calibration.py --out "$OUT/calibrate" --arch "$ARCH" 2>&1 | tee "$OUT/calibrate.log" ;;
+    devsample)
+      python3 tools/collect --out "$OUT/$GPU/devsample" --tracer "$BUILD/gpuperf_tracer.so" --ctas first:16 \
+        --full-trace-launches 1,2,25,26 --binary "$BUILD/dk" --time-cmd "$BUILD/dk 50" -- "$BUILD/dk" 1 2>&1 | tail -5 ;;
+    corpus)
+      python3 tools/collect --out "$OUT/$GPU/corpus" --tracer "$BUILD/gpuperf_tracer.so" --ctas first:16 \
+        --binary "$BUILD/corpus" --time-cmd "$BUILD/corpus 50" -- "$BUILD/corpus" 0 2>&1 | tail -5 ;;
+  esac
+done
+du -sh "$OUT"/* || true
