@@ -260,6 +260,7 @@ static void alu(const char* name, K lat, K thr, T seed, const char* lat_kernel, 
   CK(cudaMalloc(&cyc, sizeof(long long) * 4096));
   CK(cudaMalloc(&sink, sizeof(T) * 1024 * 4096));
   lat<<<1, 32>>>(cyc, sink, seed);
+  CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
   long long c;
   CK(cudaMemcpy(&c, cyc, sizeof c, cudaMemcpyDeviceToHost));
@@ -268,6 +269,7 @@ static void alu(const char* name, K lat, K thr, T seed, const char* lat_kernel, 
   emit(b, double(c) / CHAIN, "cycles", lat_kernel);
   if (thr) {
     thr<<<sms, 1024>>>(cyc, sink, seed);
+    CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     std::vector<long long> cs(sms);
     CK(cudaMemcpy(cs.data(), cyc, sizeof(long long) * sms, cudaMemcpyDeviceToHost));
@@ -342,7 +344,9 @@ int main(int argc, char** argv) {
     long long c;
     CK(cudaMemcpy(&c, cyc, 8, cudaMemcpyDeviceToHost));
     emit("latency.hmma_16816_f32", double(c) / (CHAIN / 4), "cycles", "lat_hmma");
+    CK(cudaMemset(cyc, 0, 8 * 4096));
     thr_hmma<<<sms, 1024>>>(cyc, sink);
+    CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     std::vector<long long> cs(sms);
     CK(cudaMemcpy(cs.data(), cyc, 8 * sms, cudaMemcpyDeviceToHost));

@@ -203,12 +203,15 @@ class Result:
 
 
 def predict(trace, gpu: Union[str, "_core.GpuSpec"] = "a100", kernel: Union[None, str, int] = None, mode: str = "auto",
-            per_pc: bool = True, tables_dirs: Sequence[str] = (), **what_if: float) -> Result:
-    """Predict every kernel of `trace` (a path or a loaded Trace) on `gpu`."""
+            per_pc: bool = True, tables_dirs: Sequence[str] = (), warm_l2: bool = False, **what_if: float) -> Result:
+    """Predict every kernel of `trace` (a path or a loaded Trace) on `gpu`.
+
+    warm_l2: the kernel's data are in L2 at launch (a kernel timed in a loop); False models a
+    profiler's cold run (ncu flushes caches before each launch)."""
     t = load(trace)
     spec = gpu_spec(gpu, tables_dirs, **what_if)
     which = t.select(kernel)
-    rep = json.loads(t._s.predict_json(spec, mode, per_pc, which))
+    rep = json.loads(t._s.predict_json(spec, mode, per_pc, which, warm_l2))
     measured = t.measured_time_us
     idx = which or list(range(len(t)))
     ks = [KernelResult(k, measured[i]) for k, i in zip(rep["kernels"], idx)]
@@ -223,7 +226,7 @@ def what_if(trace, gpu: str = "a100", kernel=None, **changes: float) -> Result:
     return predict(trace, gpu, kernel=kernel, per_pc=False, **changes)
 
 
-def sweep(trace, gpu: str = "a100", kernel=None, mode: str = "auto", **grids: Iterable[float]):
+def sweep(trace, gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bool = False, **grids: Iterable[float]):
     """Predict over the cartesian product of parameter grids; one DataFrame row per point and kernel."""
     import pandas as pd
 
@@ -238,7 +241,7 @@ def sweep(trace, gpu: str = "a100", kernel=None, mode: str = "auto", **grids: It
     rows = []
     for values in itertools.product(*(list(grids[k]) for k in keys)):
         spec = gpu_spec(gpu, **dict(zip(keys, values)))
-        times = t._s.predict_times(spec, mode, which)
+        times = t._s.predict_times(spec, mode, which, warm_l2)
         for i, tm in zip(idx, times):
             rows.append({**dict(zip(keys, values)), "gpu": spec.name, "launch": i + 1, "kernel": names[i], "time_us": tm})
     return pd.DataFrame(rows)

@@ -122,27 +122,30 @@ PYBIND11_MODULE(_core, m) {
       .def("select", [](const PySession& p, const std::string& sel) { return p.s->select(sel); })
       .def_readonly("paths", &PySession::paths)
       .def("predict_json",
-           [](const PySession& p, const GpuSpec& g, const std::string& mode, bool per_pc, const std::vector<std::size_t>& which) {
+           [](const PySession& p, const GpuSpec& g, const std::string& mode, bool per_pc, const std::vector<std::size_t>& which, bool warm_l2) {
              std::string out;
              {
                py::gil_scoped_release nogil;
                PredictOptions o;
                o.mode = mode_of(mode);
                o.per_pc = per_pc;
+               o.warm_l2 = warm_l2;
                out = to_json(p.s->predict(g, o, which)).dump();
              }
              return out;
            },
-           py::arg("gpu"), py::arg("mode") = "auto", py::arg("per_pc") = true, py::arg("which") = std::vector<std::size_t>{})
+           py::arg("gpu"), py::arg("mode") = "auto", py::arg("per_pc") = true, py::arg("which") = std::vector<std::size_t>{},
+           py::arg("warm_l2") = false)
       .def("predict_times",
-           [](const PySession& p, const GpuSpec& g, const std::string& mode, const std::vector<std::size_t>& which) {
+           [](const PySession& p, const GpuSpec& g, const std::string& mode, const std::vector<std::size_t>& which, bool warm_l2) {
              py::gil_scoped_release nogil;
              PredictOptions o;
              o.mode = mode_of(mode);
+             o.warm_l2 = warm_l2;
              o.per_pc = false;
              std::vector<double> t;
              for (auto& k : p.s->predict(g, o, which).kernels) t.push_back(k.time_us);
              return t;
            },
-           py::arg("gpu"), py::arg("mode") = "auto", py::arg("which") = std::vector<std::size_t>{});
+           py::arg("gpu"), py::arg("mode") = "auto", py::arg("which") = std::vector<std::size_t>{}, py::arg("warm_l2") = false);
 }

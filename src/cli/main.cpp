@@ -25,7 +25,7 @@ struct Args {
   std::vector<std::string> tables;
   std::vector<std::pair<std::string, double>> sets;
   std::string kernel, mode = "auto", output;
-  bool json = false, per_pc = false, measured = false, help = false, quiet = false;
+  bool json = false, per_pc = false, measured = false, help = false, quiet = false, warm_l2 = false;
   int per_pc_rows = 0;
 };
 
@@ -50,7 +50,7 @@ const char* kMainHelp =
 const char* kReportHelp =
     "usage: gpuperf report TRACE... [--gpu NAME] [--kernel NAME|ID] [--json] [--per-pc] [--rows N]\n"
     "                      [--set KEY=VALUE ...] [--mode auto|simulation|bounds] [--measured]\n"
-    "                      [--tables DIR]\n"
+    "                      [--warm-l2] [--tables DIR]\n"
     "\n"
     "  --gpu NAME       GPU from the catalog (default: the catalog's default, a100)\n"
     "  --kernel SEL     only kernels whose name contains SEL, or the 1-based launch id SEL\n"
@@ -62,6 +62,7 @@ const char* kReportHelp =
     "                   shared_latency, launch_overhead_us, alu_latency_scale\n"
     "  --mode M         simulation (needs per-warp traces), bounds (counts only), or auto\n"
     "  --measured       show the input's measured time beside the prediction (never used by it)\n"
+    "  --warm-l2        the kernel's data are in L2 at launch (timing loops), not flushed (ncu)\n"
     "  --tables DIR     latency tables taking precedence over the shipped ones\n";
 
 const char* kCompareHelp =
@@ -91,6 +92,7 @@ Args parse(int argc, char** argv) {
     else if (s == "--json") a.json = true;
     else if (s == "--per-pc") a.per_pc = true;
     else if (s == "--measured") a.measured = true;
+    else if (s == "--warm-l2") a.warm_l2 = true;
     else if (s == "--quiet" || s == "-q") a.quiet = true;
     else if (s == "--rows") {
       std::string r = need("--rows");
@@ -149,6 +151,7 @@ int cmd_report(const Args& a) {
   PredictOptions opt;
   opt.mode = mode_of(a.mode);
   opt.per_pc = a.per_pc || a.json;
+  opt.warm_l2 = a.warm_l2;
   auto idx = s.select(a.kernel);
   Report r = s.predict(g, opt, idx);
   if (a.measured)
@@ -171,6 +174,7 @@ int cmd_compare(const Args& a) {
   PredictOptions opt;
   opt.mode = mode_of(a.mode);
   opt.per_pc = false;
+  opt.warm_l2 = a.warm_l2;
   nlohmann::json j = nlohmann::json::array();
   std::vector<Report> reps;
   for (auto& name : a.gpus) reps.push_back(s.predict(spec_for(tables, name, a), opt, idx));

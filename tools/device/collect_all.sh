@@ -8,11 +8,12 @@ OUT=$(mkdir -p "${1:-gpuperf-out}" && cd "${1:-gpuperf-out}" && pwd)
 shift || true
 STEPS=${*:-calibrate devsample corpus}
 export PATH=/usr/local/cuda/bin:$PATH
+export CUDA_MODULE_LOADING=EAGER
 ARCH=${ARCH:-sm_90}
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z ' 'a-z-')
 BUILD=/tmp/gpuperf-build
 mkdir -p "$BUILD"
-if [ ! -f "$BUILD/gpuperf_tracer.so" ]; then ARCH=$ARCH tools/tracer/build.sh "$BUILD" >/dev/null; fi
+ARCH=$ARCH tools/tracer/build.sh "$BUILD" >/dev/null
 nvcc -O3 -arch=$ARCH -o "$BUILD/dk" bench/corpus/devkernels.cu
 nvcc -O3 -arch=$ARCH -o "$BUILD/corpus" bench/corpus/corpus_kernels.cu
 for step in $STEPS; do

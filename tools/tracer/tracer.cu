@@ -384,11 +384,19 @@ void nvbit_at_cuda_event(CUcontext ctx, int is_exit, nvbit_api_cuda_t cbid, cons
       L->id = id;
       L->name_mangled = nvbit_get_func_name(ctx, func, true);
       for (int i = 0; i < 3; ++i) { L->grid[i] = grid[i]; L->block[i] = block[i]; }
-      int st = 0;
-      cuFuncGetAttribute(&st, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, func);
-      L->shmem = st + (int)shmem_dyn;
-      cuFuncGetAttribute(&L->nregs, CU_FUNC_ATTRIBUTE_NUM_REGS, func);
-      cuFuncGetAttribute(&L->binary_version, CU_FUNC_ATTRIBUTE_BINARY_VERSION, func);
+      // cuFuncGetAttribute can fail under lazy module loading (Accel-Sim's '-nregs = 21955'
+      // quirk); NVBit's own view of the function is reliable.
+      func_config_t cfg{};
+      nvbit_get_func_config(ctx, func, &cfg);
+      L->shmem = (int)cfg.shmem_static_nbytes + (int)shmem_dyn;
+      L->nregs = (int)cfg.num_registers;
+      CUdevice dev;
+      int major = 0, minor = 0;
+      if (cuCtxGetDevice(&dev) == CUDA_SUCCESS) {
+        cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+        cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+      }
+      L->binary_version = major * 10 + minor;
       L->stream = (uint64_t)stream;
       cs->current = L;
       cs->kernel_done = false;
