@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 APT_PKGS=(build-essential cmake ninja-build pkg-config git xz-utils
           nlohmann-json3-dev libboost-math-dev libeigen3-dev doctest-dev pybind11-dev
-          liblzma-dev zlib1g-dev libzstd-dev python3-dev python3-venv python3-pip)
+          liblzma-dev zlib1g-dev libzstd-dev python3-dev python3-venv python3-pip clang libclang-rt-dev)
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -224,7 +224,9 @@ class Tables {
 
   void check_sources(const json& j, const std::string& file) {
     if (!j.contains("sources") || !j["sources"].is_object()) { note(file, "missing 'sources' map"); return; }
-    for (auto& [key, s] : j["sources"].items()) {
+    for (auto& item : j["sources"].items()) {
+      const std::string key = item.key();
+      const json& s = item.value();
       std::string kind = s.value("kind", "");
       auto need = [&](const char* f) { if (!s.contains(f) || !s[f].is_string() || s[f].get<std::string>().empty()) note(file, "source '" + key + "' of kind '" + kind + "' needs '" + f + "'"); };
       if (kind == "seed") { need("file"); need("where"); }

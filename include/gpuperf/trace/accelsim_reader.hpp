@@ -117,6 +117,13 @@ class AccelSimKernelReader {
   Kernel run() {
     Kernel k;
     k.source_path = lr_.path();
+    // Reserve from the file size so large traces don't pay for repeated reallocation and copying
+    // (untouched reserved pages cost nothing). Compressed files grow as usual.
+    if (lr_.source().compression() == Compression::none) {
+      std::uint64_t sz = lr_.source().file_size();
+      k.dyn.reserve(static_cast<std::size_t>(sz / 48));
+      if (opt_.keep_addresses) k.addresses.reserve(static_cast<std::size_t>(sz / 16));
+    }
     std::string_view line;
     bool in_body = false;
     bool in_tb = false;
@@ -286,7 +293,11 @@ class AccelSimKernelReader {
       k.warnings.push_back("header '-shmem = 1' looks like a failed attribute query; shared-memory size may be wrong");
   }
 
+  // PCs are 16-byte aligned offsets into one function: a direct table beats hashing on the
+  // hot path; the hash map covers unusual PCs.
   std::uint32_t static_index_for(Kernel& k, std::uint64_t pc, std::string_view opcode, std::size_t& created) {
+    const std::uint64_t slot = pc >> 4;
+    if ((pc & 15) == 0 && slot < pc_direct_.size() && pc_direct_[slot] >= 0) return static_cast<std::uint32_t>(pc_direct_[slot]);
     auto it = pc_index_.find(pc);
     if (it != pc_index_.end()) return it->second;
     StaticInstr s;
@@ -300,6 +311,10 @@ class AccelSimKernelReader {
     std::uint32_t idx = static_cast<std::uint32_t>(k.program.size());
     k.program.push_back(std::move(s));
     pc_index_.emplace(pc, idx);
+    if ((pc & 15) == 0 && slot < (1u << 22)) {
+      if (pc_direct_.size() <= slot) pc_direct_.resize(slot + 1, -1);
+      pc_direct_[slot] = static_cast<std::int32_t>(idx);
+    }
     created = 1;
     return idx;
   }
@@ -319,13 +334,13 @@ class AccelSimKernelReader {
     if (ndst < 0 || ndst > 8) cur.fail("a destination count in 0..8", ndst_col);
     std::uint16_t regs_dst[8];
     int nd = 0;
+    std::size_t dst_begin = cur.pos;
     for (std::int64_t i = 0; i < ndst; ++i) {
       std::size_t col = (cur.skip_ws(), cur.pos);
       auto t = cur.token();
       if (t.empty()) cur.fail("a destination register", col);
-      std::uint16_t r;
-      if (parse_reg_token(t, r)) regs_dst[nd++] = r;
     }
+    std::size_t dst_end = cur.pos;
     std::size_t op_col = (cur.skip_ws(), cur.pos);
     auto opcode = cur.token();
     if (opcode.empty() || !(opcode[0] >= 'A' && opcode[0] <= 'Z')) cur.fail("an opcode", op_col);
@@ -340,20 +355,30 @@ class AccelSimKernelReader {
     if (nsrc < 0 || nsrc > 16) cur.fail("a source count in 0..16", nsrc_col);
     std::uint16_t regs_src[16];
     int ns = 0;
+    std::size_t src_begin = cur.pos;
     for (std::int64_t i = 0; i < nsrc; ++i) {
       std::size_t col = (cur.skip_ws(), cur.pos);
       auto t = cur.token();
       if (t.empty()) cur.fail("a source register", col);
-      std::uint16_t r;
-      if (parse_reg_token(t, r)) regs_src[ns++] = r;
     }
     if (created) {
+      // Registers are static per PC: decode them once, the first time the PC is seen.
+      scan::Cursor rd{cur.line.substr(0, dst_end), dst_begin, cur.file, cur.line_no};
+      for (std::int64_t i = 0; i < ndst; ++i) {
+        std::uint16_t r;
+        if (parse_reg_token(rd.token(), r)) regs_dst[nd++] = r;
+      }
+      scan::Cursor rs{cur.line.substr(0, cur.pos), src_begin, cur.file, cur.line_no};
+      for (std::int64_t i = 0; i < nsrc; ++i) {
+        std::uint16_t r;
+        if (parse_reg_token(rs.token(), r)) regs_src[ns++] = r;
+      }
       s.dst.assign(regs_dst, regs_dst + nd);
       s.src.assign(regs_src, regs_src + ns);
     }
     d.static_index = si;
     s.warp_executed += 1;
-    unsigned active = static_cast<unsigned>(std::bitset<32>(d.active_mask).count());
+    unsigned active = static_cast<unsigned>(__builtin_popcount(d.active_mask));
     s.thread_executed += active;
     s.pred_on_thread_executed += active;
     std::size_t w_col = (cur.skip_ws(), cur.pos);
@@ -419,6 +444,7 @@ class AccelSimKernelReader {
   Options opt_;
   AccelSimHeader hdr_;
   std::unordered_map<std::uint64_t, std::uint32_t> pc_index_;
+  std::vector<std::int32_t> pc_direct_;
   std::unordered_map<std::uint64_t, std::pair<Dim3, std::uint32_t>> raw_meta_;
 };
 

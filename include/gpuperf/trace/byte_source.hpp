@@ -7,6 +7,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -34,7 +35,10 @@ class ByteSource {
     f_ = std::fopen(path.c_str(), "rb");
     if (!f_) throw IoError(path + ": cannot open file: " + std::strerror(errno));
     std::setvbuf(f_, nullptr, _IONBF, 0);
-    raw_.resize(1 << 20);
+    std::fseek(f_, 0, SEEK_END);
+    long end = std::ftell(f_);
+    std::fseek(f_, 0, SEEK_SET);
+    raw_.resize(static_cast<std::size_t>(std::clamp<long>(end + 1, 4096, 1 << 20)));
     raw_len_ = std::fread(raw_.data(), 1, raw_.size(), f_);
     comp_ = sniff_compression(reinterpret_cast<const unsigned char*>(raw_.data()), raw_len_);
     std::fseek(f_, 0, SEEK_END);
@@ -170,6 +174,8 @@ class ByteSource {
 class LineReader {
  public:
   explicit LineReader(const std::string& path, std::size_t chunk = 4u << 20) : src_(path), chunk_(chunk) {
+    // Small plain files get small buffers (the buffer grows when a line or chunk needs it).
+    if (src_.compression() == Compression::none) chunk_ = std::min<std::size_t>(chunk_, std::max<std::size_t>(4096, src_.file_size() + 1));
     buf_.resize(chunk_ * 2);
   }
   bool next(std::string_view& line) {

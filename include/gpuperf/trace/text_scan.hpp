@@ -37,16 +37,34 @@ struct Cursor {
     throw ParseError(file ? *file : std::string("<input>"), line_no, static_cast<std::uint32_t>(at + 1),
                      "expected " + expected + ", found '" + found + "'");
   }
+  // Hot path of trace parsing (addresses, PCs, masks): a table-driven loop.
   std::uint64_t hex() {
     skip_ws();
     std::size_t s = pos;
     if (pos + 1 < line.size() && line[pos] == '0' && (line[pos + 1] == 'x' || line[pos + 1] == 'X')) pos += 2;
     std::uint64_t v = 0;
-    auto r = std::from_chars(line.data() + pos, line.data() + line.size(), v, 16);
-    if (r.ec != std::errc() || (r.ptr < line.data() + line.size() && *r.ptr != ' ' && *r.ptr != '\t'))
-      fail("a hexadecimal number", s);
-    pos = static_cast<std::size_t>(r.ptr - line.data());
+    std::size_t digits = 0;
+    const std::size_t n = line.size();
+    while (pos < n) {
+      unsigned d = hex_digit(static_cast<unsigned char>(line[pos]));
+      if (d > 15) break;
+      v = (v << 4) | d;
+      ++pos;
+      ++digits;
+    }
+    if (digits == 0 || digits > 16 || (pos < n && line[pos] != ' ' && line[pos] != '\t')) fail("a hexadecimal number", s);
     return v;
+  }
+  static unsigned hex_digit(unsigned char c) {
+    static const struct Table {
+      unsigned char t[256];
+      Table() {
+        for (auto& x : t) x = 255;
+        for (int i = 0; i < 10; ++i) t['0' + i] = static_cast<unsigned char>(i);
+        for (int i = 0; i < 6; ++i) t['a' + i] = t['A' + i] = static_cast<unsigned char>(10 + i);
+      }
+    } table;
+    return table.t[c];
   }
   std::int64_t integer() {
     skip_ws();
