@@ -2,6 +2,8 @@
 // exit statuses: 0 success, 1 input/model error, 2 usage error, 3 table validation failed.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -147,21 +149,39 @@ int cmd_report(const Args& a) {
   std::string gpu = a.gpus.empty() ? tables->default_gpu() : a.gpus.front();
   if (a.gpus.size() > 1) usage_error("report takes one --gpu; use `gpuperf compare` for several");
   GpuSpec g = spec_for(tables, gpu, a);
-  Session s = load_session(a);
+  if (a.positional.empty()) usage_error("missing TRACE argument");
   PredictOptions opt;
   opt.mode = mode_of(a.mode);
   opt.per_pc = a.per_pc || a.json;
   opt.warm_l2 = a.warm_l2;
-  auto idx = s.select(a.kernel);
-  Report r = s.predict(g, opt, idx);
-  if (a.measured)
-    for (std::size_t i = 0; i < idx.size(); ++i)
-      if (s.measurement(idx[i]).time_us) r.kernels[i].measured_time_us = s.measurement(idx[i]).time_us;
+  LoadOptions lo;
+  if (isatty(STDERR_FILENO) && !a.quiet) lo.accelsim.progress = progress;
+  // Kernel by kernel: each trace is analysed, predicted and dropped before the next is read.
+  Report r;
+  r.tool_version = version_string();
+  r.gpu = g.name;
+  std::size_t index = 0;
+  bool numeric = !a.kernel.empty() && std::all_of(a.kernel.begin(), a.kernel.end(), ::isdigit);
+  for_each_kernel(a.positional, lo, [&](Kernel&& k, const Measurement& m) {
+    ++index;
+    if (lo.accelsim.progress) std::fprintf(stderr, "\r%40s\r", "");
+    std::uint32_t id = k.launch.id ? k.launch.id : static_cast<std::uint32_t>(index);
+    if (!a.kernel.empty()) {
+      bool match = numeric ? std::to_string(id) == a.kernel
+                           : (k.launch.name.find(a.kernel) != std::string::npos || demangle(k.launch.name).find(a.kernel) != std::string::npos);
+      if (!match) return;
+    }
+    Predictor p(std::make_shared<const Kernel>(std::move(k)));
+    KernelReport kr = p.predict(g, opt);
+    if (a.measured && m.time_us) kr.measured_time_us = m.time_us;
+    r.total_time_us += kr.time_us;
+    if (!a.json) std::cout << to_text(kr, a.per_pc, static_cast<std::size_t>(a.per_pc_rows)) << "\n" << std::flush;
+    if (!a.per_pc && !a.json) kr.per_pc.clear();
+    r.kernels.push_back(std::move(kr));
+  });
+  if (r.kernels.empty()) throw ArgumentError("no kernel matches '" + a.kernel + "' (" + std::to_string(index) + " kernels in the input)");
   if (a.json) std::cout << to_json(r).dump(2) << "\n";
-  else {
-    for (auto& k : r.kernels) std::cout << to_text(k, a.per_pc, static_cast<std::size_t>(a.per_pc_rows)) << "\n";
-    if (r.kernels.size() > 1) std::printf("Total predicted time for %zu launches on %s: %.2f us\n", r.kernels.size(), r.gpu.c_str(), r.total_time_us);
-  }
+  else if (r.kernels.size() > 1) std::printf("Total predicted time for %zu launches on %s: %.2f us\n", r.kernels.size(), r.gpu.c_str(), r.total_time_us);
   return kExitOk;
 }
 

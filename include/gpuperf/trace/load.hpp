@@ -234,4 +234,31 @@ inline Application load(const std::vector<std::string>& paths, const LoadOptions
 
 inline Application load(const std::string& path, const LoadOptions& opt = {}) { return load(std::vector<std::string>{path}, opt); }
 
+// Streams an application kernel by kernel: an Accel-Sim kernelslist (or a folder holding one)
+// is read one kernel file at a time, so only one kernel's trace is ever in memory; other inputs
+// are loaded whole. fn(Kernel&&, const Measurement&) is called in launch order.
+template <class F>
+void for_each_kernel(const std::vector<std::string>& paths, const LoadOptions& opt, F&& fn) {
+  namespace fs = std::filesystem;
+  std::string list;
+  if (paths.size() == 1) {
+    const std::string& p = paths[0];
+    if (fs::is_directory(p)) {
+      if (fs::exists(fs::path(p) / "kernelslist.g")) list = (fs::path(p) / "kernelslist.g").string();
+      else if (fs::exists(fs::path(p) / "kernelslist")) list = (fs::path(p) / "kernelslist").string();
+    } else if (fs::exists(p) && detect_file(p) == InputKind::accelsim_kernelslist) {
+      list = p;
+    }
+  }
+  if (!list.empty()) {
+    auto kl = read_kernelslist(list);
+    if (kl.kernel_files.empty()) throw ModelError(list + ": lists no kernel files");
+    Measurement none;
+    for (auto& kf : kl.kernel_files) fn(AccelSimKernelReader::read(kf, opt.accelsim), none);
+    return;
+  }
+  Application app = load(paths, opt);
+  for (std::size_t i = 0; i < app.kernels.size(); ++i) fn(std::move(app.kernels[i]), app.measurements[i]);
+}
+
 }  // namespace gpuperf
