@@ -42,3 +42,16 @@ def test_dataset_predicts(ds):
     assert len(traces) == len(t)
     k = gpuperf.predict(str(traces[0]), ds.parent.name).kernels[0]
     assert k.mode == "simulation" and k.occupancy["registers_per_thread"] > 0
+
+
+@pytest.mark.parametrize("gpu", ["h100", "h200"])
+def test_heldout_pytorch_profile_loads_and_predicts(gpu):
+    """Real library kernels (cuBLAS nvjet/cutlass, cuDNN, CUB, PyTorch): the two ncu pages name them
+    differently ("at::native::" vs "native::"); all 44 launches load, nothing is unknown."""
+    d = ROOT / "bench" / "heldout" / gpu
+    t = gpuperf.load([str(d / "ncu_source.csv.xz"), str(d / "ncu_raw.csv.xz")])
+    assert len(t) == 44
+    r = gpuperf.predict(t, gpu, per_pc=False)
+    assert all(not k.unknown_opcodes for k in r.kernels)
+    hgmma = [k for k in r.kernels if k.name.startswith("nvjet_sm90")]
+    assert hgmma and all(k.time_us > 0 for k in hgmma)

@@ -34,7 +34,7 @@ inline MemoryTraits memory_traits(const OpcodeTokens& t) {
   else if (b == "ATOMG") set(MemSpace::global, MemOp::atomic);
   else if (b == "RED" || b == "REDG") set(MemSpace::global, MemOp::reduction);
   else if (b == "LDS" || b == "LDSM") set(MemSpace::shared, MemOp::load);
-  else if (b == "STS" || b == "STSM") set(MemSpace::shared, MemOp::store);
+  else if (b == "STS" || b == "STSM" || b == "STAS") set(MemSpace::shared, MemOp::store);
   else if (b == "ATOMS") set(MemSpace::shared, MemOp::atomic);
   else if (b == "REDS") set(MemSpace::shared, MemOp::reduction);
   else if (b == "LDL") set(MemSpace::local, MemOp::load);

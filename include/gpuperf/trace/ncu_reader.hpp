@@ -276,10 +276,22 @@ inline std::vector<NcuRawRow> read_ncu_raw(const std::string& path) {
   return rows;
 }
 
+// The function identifier of a demangled name: template arguments, parameters and lambda
+// brackets dropped, then the last namespace component. The two ncu pages print the same
+// kernel differently ("<(int)16>" vs "<16>", "at::native::" vs "native::").
 inline std::string ncu_base_name(const std::string& demangled) {
-  std::string s = demangled.substr(0, demangled.find_first_of("<("));
-  auto sp = s.find_last_of(' ');
-  return sp == std::string::npos ? s : s.substr(sp + 1);
+  std::string flat;
+  int depth = 0;
+  for (char c : demangled) {
+    if (c == '<' || c == '(' || c == '[') { ++depth; continue; }
+    if (c == '>' || c == ')' || c == ']') { if (depth > 0) --depth; continue; }
+    if (depth == 0) flat.push_back(c);
+  }
+  auto col = flat.rfind("::");
+  if (col != std::string::npos) flat = flat.substr(col + 2);
+  auto sp = flat.find_last_of(' ');
+  if (sp != std::string::npos) flat = flat.substr(sp + 1);
+  return flat;
 }
 
 // Pairs source sections with raw rows in launch order, checking names agree.
