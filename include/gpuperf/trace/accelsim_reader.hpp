@@ -332,14 +332,15 @@ class AccelSimKernelReader {
     std::size_t ndst_col = (cur.skip_ws(), cur.pos);
     std::int64_t ndst = cur.integer();
     if (ndst < 0 || ndst > 8) cur.fail("a destination count in 0..8", ndst_col);
-    std::uint16_t regs_dst[8];
-    int nd = 0;
+    // Register lists are skipped here and decoded once per PC (below), when first seen.
+    auto skip_registers = [&](std::int64_t n, const char* what) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        std::size_t col = (cur.skip_ws(), cur.pos);
+        if (cur.token().empty()) cur.fail(what, col);
+      }
+    };
     std::size_t dst_begin = cur.pos;
-    for (std::int64_t i = 0; i < ndst; ++i) {
-      std::size_t col = (cur.skip_ws(), cur.pos);
-      auto t = cur.token();
-      if (t.empty()) cur.fail("a destination register", col);
-    }
+    skip_registers(ndst, "a destination register");
     std::size_t dst_end = cur.pos;
     std::size_t op_col = (cur.skip_ws(), cur.pos);
     auto opcode = cur.token();
@@ -353,28 +354,18 @@ class AccelSimKernelReader {
     std::size_t nsrc_col = (cur.skip_ws(), cur.pos);
     std::int64_t nsrc = cur.integer();
     if (nsrc < 0 || nsrc > 16) cur.fail("a source count in 0..16", nsrc_col);
-    std::uint16_t regs_src[16];
-    int ns = 0;
     std::size_t src_begin = cur.pos;
-    for (std::int64_t i = 0; i < nsrc; ++i) {
-      std::size_t col = (cur.skip_ws(), cur.pos);
-      auto t = cur.token();
-      if (t.empty()) cur.fail("a source register", col);
-    }
+    skip_registers(nsrc, "a source register");
     if (created) {
-      // Registers are static per PC: decode them once, the first time the PC is seen.
-      scan::Cursor rd{cur.line.substr(0, dst_end), dst_begin, cur.file, cur.line_no};
-      for (std::int64_t i = 0; i < ndst; ++i) {
-        std::uint16_t r;
-        if (parse_reg_token(rd.token(), r)) regs_dst[nd++] = r;
-      }
-      scan::Cursor rs{cur.line.substr(0, cur.pos), src_begin, cur.file, cur.line_no};
-      for (std::int64_t i = 0; i < nsrc; ++i) {
-        std::uint16_t r;
-        if (parse_reg_token(rs.token(), r)) regs_src[ns++] = r;
-      }
-      s.dst.assign(regs_dst, regs_dst + nd);
-      s.src.assign(regs_src, regs_src + ns);
+      auto decode = [&](std::size_t begin, std::size_t end, std::int64_t n, std::vector<std::uint16_t>& out) {
+        scan::Cursor rc{cur.line.substr(0, end), begin, cur.file, cur.line_no};
+        for (std::int64_t i = 0; i < n; ++i) {
+          std::uint16_t r;
+          if (parse_reg_token(rc.token(), r)) out.push_back(r);
+        }
+      };
+      decode(dst_begin, dst_end, ndst, s.dst);
+      decode(src_begin, cur.pos, nsrc, s.src);
     }
     d.static_index = si;
     s.warp_executed += 1;

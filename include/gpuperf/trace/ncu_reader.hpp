@@ -109,21 +109,15 @@ inline std::vector<NcuSourceSection> read_ncu_source(const std::string& path) {
     if (f.size() != header.size())
       throw ParseError(path, lr.line_number(), 1, "expected " + std::to_string(header.size()) + " CSV fields, found " + std::to_string(f.size()));
     auto& sec = out.back();
-    StaticInstr s;
+    std::uint64_t pc = 0;
     {
       std::string_view a = f[0];
       if (scan::starts_with(a, "0x")) a.remove_prefix(2);
-      auto r = std::from_chars(a.data(), a.data() + a.size(), s.pc, 16);
+      auto r = std::from_chars(a.data(), a.data() + a.size(), pc, 16);
       if (r.ec != std::errc()) throw ParseError(path, lr.line_number(), 2, "expected a hexadecimal instruction address, found '" + f[0] + "'");
     }
-    s.text = std::string(scan::trim(f[1]));
-    auto p = sass::parse_instruction_text(s.text);
-    s.opcode = p.opcode;
-    s.dst = p.dst;
-    s.src = p.src;
-    s.mem_base = p.mem_base;
-    s.mem_offset = p.mem_offset;
-    s.predicated = !p.predicate.empty();
+    sass::ParsedInstruction p;
+    StaticInstr s = sass::static_instr_from_text(pc, scan::trim(f[1]), &p);
     if (!p.branch_target.empty() && scan::starts_with(p.branch_target, "0x")) {
       std::uint64_t v = 0;
       std::from_chars(p.branch_target.data() + 2, p.branch_target.data() + p.branch_target.size(), v, 16);
@@ -135,11 +129,6 @@ inline std::vector<NcuSourceSection> read_ncu_source(const std::string& path) {
     s.thread_executed = u64("Thread Instructions Executed");
     s.pred_on_thread_executed = u64("Predicated-On Thread Instructions Executed");
     s.counts_known = true;
-    auto tok = sass::tokenize_opcode(s.opcode);
-    auto mt = sass::memory_traits(tok);
-    s.space = mt.space;
-    s.mem_op = mt.op;
-    s.access_bits = mt.width_bytes * 8;
     if (int i = idx("Address Space"); i >= 0) {
       auto& v = f[static_cast<std::size_t>(i)];
       if (v == "Global") s.space = MemSpace::global;

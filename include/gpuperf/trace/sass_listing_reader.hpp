@@ -116,21 +116,8 @@ inline std::vector<Kernel> read_sass_listing(const std::string& path) {
       std::string_view text = scan::trim(semi == std::string_view::npos ? rest.substr(0, rest.find("/*")) : rest.substr(0, semi));
       auto words = detail::hex_comments(semi == std::string_view::npos ? std::string_view{} : rest.substr(semi));
       if (text.empty()) continue;
-      StaticInstr s;
-      s.pc = pc;
-      s.text = std::string(text);
-      auto p = sass::parse_instruction_text(text);
-      s.opcode = p.opcode;
-      s.dst = p.dst;
-      s.src = p.src;
-      s.mem_base = p.mem_base;
-      s.mem_offset = p.mem_offset;
-      s.predicated = !p.predicate.empty();
-      auto tok = sass::tokenize_opcode(s.opcode);
-      auto mt = sass::memory_traits(tok);
-      s.space = mt.space;
-      s.mem_op = mt.op;
-      s.access_bits = mt.width_bytes * 8;
+      sass::ParsedInstruction p;
+      StaticInstr s = sass::static_instr_from_text(pc, text, &p);
       if (!p.branch_target.empty()) {
         std::string_view bt = p.branch_target;
         if (scan::starts_with(bt, "0x")) {
