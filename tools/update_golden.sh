@@ -16,4 +16,17 @@ for gpu in ["h200", "a100"]:
                             "blocks_per_sm": k["occupancy"]["blocks_per_sm"]} for k in r["kernels"]]
 json.dump(golden, open(out, "w"), indent=1)
 print("wrote", out)
+# Real traces from gpuperf's tracer (H200 corpus): vecadd 16M, SGEMM 16x16 tiles, bank conflicts, softmax row max.
+traces = {"h200": ["bench/corpus/h200/devsample/traces/kernel-4.traceg.xz", "bench/corpus/h200/devsample/traces/kernel-20.traceg.xz",
+                   "bench/corpus/h200/devsample/traces/kernel-42.traceg.xz", "bench/corpus/h200/corpus/traces/kernel-21.traceg.xz"]}
+tg = {"generated_by": golden["generated_by"], "traces": {}}
+for gpu in ["h200", "v100"]:
+    for t in traces["h200"]:
+        r = json.loads(subprocess.check_output([cli, "report", t, "--gpu", gpu, "--json"]))
+        k = r["kernels"][0]
+        tg["traces"].setdefault(gpu, []).append({"trace": t, "name": k["name"], "time_us": k["time_us"], "cycles": k["cycles"],
+                                                 "bottleneck": k["bottleneck"], "l1_hit_rate": k["memory"]["l1_hit_rate"],
+                                                 "l2_hit_rate": k["memory"]["l2_hit_rate"], "mode": k["mode"]})
+json.dump(tg, open("tests/golden/tracer_traces.json", "w"), indent=1)
+print("wrote tests/golden/tracer_traces.json")
 PY

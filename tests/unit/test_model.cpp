@@ -261,3 +261,34 @@ TEST_CASE("golden: devsample H200 profiles predicted for H200 and A100") {
     }
   }
 }
+
+TEST_CASE("golden: traces from gpuperf's NVBit tracer (H200 corpus) predicted for H200 and V100") {
+  std::ifstream in(std::string(GPUPERF_TEST_DIR) + "/golden/tracer_traces.json");
+  REQUIRE(in.good());
+  nlohmann::json golden = nlohmann::json::parse(in);
+  for (auto& [gpu, expected] : golden["traces"].items()) {
+    for (auto& e : expected) {
+      INFO(gpu << " " << e["trace"].get<std::string>());
+      Session s(load(std::string(GPUPERF_TEST_DIR) + "/../" + e["trace"].get<std::string>()));
+      auto k = s.predict(GpuSpec::from_catalog(tables(), gpu)).kernels.at(0);
+      CHECK(k.mode == "simulation");
+      CHECK(k.time_us == doctest::Approx(e["time_us"].get<double>()).epsilon(1e-6));
+      CHECK(k.bottleneck == e["bottleneck"].get<std::string>());
+      CHECK(k.memory.l1_hit_rate == doctest::Approx(e["l1_hit_rate"].get<double>()).epsilon(1e-9));
+      CHECK(k.memory.l2_hit_rate == doctest::Approx(e["l2_hit_rate"].get<double>()).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("a streaming kernel is DRAM-bound at the catalog bandwidth") {
+  Application app = load(std::vector<std::string>{kFix + "/devsample/ncu_source.csv.xz", kFix + "/devsample/ncu_raw.csv.xz"});
+  Session s(std::move(app));
+  for (auto gpu : {"h200", "a100", "v100"}) {
+    auto g = GpuSpec::from_catalog(tables(), gpu);
+    auto k = s.predict(g, {}, s.select("3")).kernels.at(0);  // vecadd, 16M floats: 2 loads + 1 store per element
+    CHECK(k.bottleneck == "dram");
+    double bytes = 3.0 * 4 * (1 << 24);
+    CHECK(k.memory.dram_read_bytes + k.memory.dram_write_bytes == doctest::Approx(bytes));
+    CHECK(k.time_us == doctest::Approx(bytes / (g.dram_bandwidth_gbs * g.dram_efficiency * 1e3) + g.launch_overhead_us).epsilon(1e-3));
+  }
+}

@@ -145,9 +145,11 @@ class AccelSimKernelReader {
         opt_.progress(last_progress, lr_.source().file_size(), opt_.progress_ctx);
       }
       if (line.empty()) continue;
-      if (scan::has_binary_junk(line))
-        throw ParseError(lr_.path(), ln, 1, "expected text trace lines, found binary data");
       char c0 = line[0];
+      // Instruction lines are checked token by token (Cursor::fail names binary data); the
+      // other lines are rare enough to scan whole.
+      if ((c0 < '0' || c0 > '9') && (c0 < 'a' || c0 > 'f') && scan::has_binary_junk(line))
+        throw ParseError(lr_.path(), ln, 1, "expected text trace lines, found binary data");
       if (!in_body) {
         if (c0 == '-') { detail::parse_header_line(line, hdr_, lr_.path(), ln); continue; }
         if (c0 == '#') {

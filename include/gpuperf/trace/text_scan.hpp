@@ -33,9 +33,13 @@ struct Cursor {
   [[noreturn]] void fail(const std::string& expected, std::size_t at) const {
     std::string found = at < line.size() ? std::string(line.substr(at, std::min<std::size_t>(24, line.size() - at)))
                                          : std::string("end of line");
-    for (auto& c : found) if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) > 126) c = '?';
+    bool binary = false;
+    for (auto& c : found)
+      if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) > 126) { binary |= c != '\t'; c = '?'; }
+    // Readers do not scan every byte for junk on the hot path; a token that fails to parse
+    // because it holds control bytes is reported as binary data here.
     throw ParseError(file ? *file : std::string("<input>"), line_no, static_cast<std::uint32_t>(at + 1),
-                     "expected " + expected + ", found '" + found + "'");
+                     "expected " + expected + ", found " + (binary ? "binary data" : "'" + found + "'"));
   }
   // Hot path of trace parsing (addresses, PCs, masks): a table-driven loop.
   std::uint64_t hex() {
