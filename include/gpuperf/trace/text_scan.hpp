@@ -10,6 +10,20 @@
 
 namespace gpuperf::scan {
 
+// Compile-time hex digit table: no function-local static (and its guard) on the hot path.
+struct HexTable {
+  unsigned char v[256];
+  constexpr HexTable() : v() {
+    for (int i = 0; i < 256; ++i) v[i] = 255;
+    for (int i = 0; i < 10; ++i) v['0' + i] = static_cast<unsigned char>(i);
+    for (int i = 0; i < 6; ++i) {
+      v['a' + i] = static_cast<unsigned char>(10 + i);
+      v['A' + i] = static_cast<unsigned char>(10 + i);
+    }
+  }
+};
+inline constexpr HexTable kHexDigit{};
+
 // Cursor over one line that knows where it is, so errors can name the column.
 struct Cursor {
   std::string_view line;
@@ -59,17 +73,7 @@ struct Cursor {
     if (digits == 0 || digits > 16 || (pos < n && line[pos] != ' ' && line[pos] != '\t')) fail("a hexadecimal number", s);
     return v;
   }
-  static unsigned hex_digit(unsigned char c) {
-    static const struct Table {
-      unsigned char t[256];
-      Table() {
-        for (auto& x : t) x = 255;
-        for (int i = 0; i < 10; ++i) t['0' + i] = static_cast<unsigned char>(i);
-        for (int i = 0; i < 6; ++i) t['a' + i] = t['A' + i] = static_cast<unsigned char>(10 + i);
-      }
-    } table;
-    return table.t[c];
-  }
+  static unsigned hex_digit(unsigned char c) { return kHexDigit.v[c]; }
   std::int64_t integer() {
     skip_ws();
     std::size_t s = pos;
