@@ -95,9 +95,24 @@ inline InstrDesc make_descriptor(const std::string& opcode, const ArchTable& arc
     d.sm_scope = cit->second.sm_scope;
   }
   std::string base(t.base);
-  if (auto o = arch.opcode_latency.find(base); o != arch.opcode_latency.end()) d.latency = o->second.value;
+  // An opcode-level value overrides its class's value only if it comes from the same or a more
+  // specific table in the inheritance chain: a measured sm_90 class value is not undone by an
+  // opcode value sm_90 inherits from sm_80.
+  auto rank = [&](const std::string& file) {
+    std::string stem = file.substr(file.find_last_of('/') + 1);
+    stem = stem.substr(0, stem.find('.'));
+    for (std::size_t i = 0; i < arch.chain.size(); ++i) if (arch.chain[i] == stem) return i;
+    return arch.chain.size();
+  };
+  const ClassCost* cc = cit != arch.classes.end() ? &cit->second : nullptr;
+  auto applies = [&](const Sourced& o, const Sourced& cls) { return !cc || rank(o.file) <= rank(cls.file); };
+  if (auto o = arch.opcode_latency.find(base); o != arch.opcode_latency.end() && (!cc || applies(o->second, cc->latency))) d.latency = o->second.value;
+  // Opcode-specific intervals: the base mnemonic ("F2I"), then a modifier form ("MUFU.TANH").
+  if (auto o = arch.opcode_issue_interval.find(base); o != arch.opcode_issue_interval.end() && (!cc || applies(o->second, cc->issue_interval)))
+    d.issue_interval = o->second.value;
   for (auto m : t.modifiers) {
-    if (auto o = arch.opcode_issue_interval.find(base + "." + std::string(m)); o != arch.opcode_issue_interval.end()) d.issue_interval = o->second.value;
+    auto o = arch.opcode_issue_interval.find(base + "." + std::string(m));
+    if (o != arch.opcode_issue_interval.end() && (!cc || applies(o->second, cc->issue_interval))) d.issue_interval = o->second.value;
   }
   auto mt = sass::memory_traits(t);
   d.space = mt.space;

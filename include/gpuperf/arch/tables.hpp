@@ -529,10 +529,13 @@ inline std::vector<TableIssue> Tables::check() const {
       if (!isa.classes.count(c)) out.push_back({file, "class '" + c + "' is not a class of ISA " + a.isa});
       if (cc.latency.file != file && cc.issue_interval.file != file && !cc.unsupported) all_own = false;
     }
-    for (auto& [op, v] : a.opcode_latency) {
-      auto base = op.substr(0, op.find('.'));
-      if (!isa.base_class.count(base)) out.push_back({file, "opcode_latency_cycles: '" + op + "' is not an opcode of ISA " + a.isa});
-    }
+    for (auto* m : {&a.opcode_latency, &a.opcode_issue_interval})
+      for (auto& [op, v] : *m) {
+        auto base = op.substr(0, op.find('.'));
+        if (!isa.base_class.count(base))
+          out.push_back({file, std::string(m == &a.opcode_latency ? "opcode_latency_cycles" : "opcode_issue_interval_cycles") + ": '" + op +
+                                   "' is not an opcode of ISA " + a.isa});
+      }
     if (a.complete && !all_own) out.push_back({file, "marked complete but some classes only have inherited values"});
     static const char* need_mem[] = {"l1_hit_latency_cycles", "l2_hit_latency_cycles", "dram_latency_cycles", "shared_latency_cycles", "launch_overhead_us"};
     for (auto k : need_mem) if (!a.memory.count(k)) out.push_back({file, std::string("memory.") + k + " missing (after inheritance)"});
