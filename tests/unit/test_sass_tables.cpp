@@ -171,3 +171,17 @@ TEST_CASE("table overrides: a user directory takes precedence file by file") {
   CHECK_THROWS_AS(Tables::load({kFix + "/tables_broken/cycle", shipped->search_path().back()}), TableError);
   CHECK_THROWS_WITH_AS(Tables::load({"/nonexistent/dir"}), doctest::Contains("none of the latency-table directories exist"), TableError);
 }
+
+TEST_CASE("opcode-level values: F1 Table V on sm_80, never over a more specific class value") {
+  auto t = Tables::load_default();
+  const auto& a80 = t->arch("sm_80");
+  const auto& a90 = t->arch("sm_90");
+  const auto& isa = t->isa("volta");
+  CHECK(make_descriptor("F2I.TRUNC.NTZ", a80, isa).issue_interval == 6);   // F1 Table V: cvt.rzi.s32.f32
+  CHECK(make_descriptor("MUFU.TANH", a80, isa).issue_interval == 6);       // F1 Table V: tanh.approx.f32
+  CHECK(make_descriptor("MUFU.SIN", a80, isa).issue_interval == 8);        // class value (PG)
+  CHECK(make_descriptor("FFMA", a80, isa).issue_interval == 2);
+  // sm_90 inherits sm_80's FFMA 2 but measured the fp32 class at 1.02: the measurement wins.
+  CHECK(make_descriptor("FFMA", a90, isa).issue_interval == doctest::Approx(1.02));
+  CHECK(make_descriptor("MUFU.EX2", a90, isa).issue_interval == doctest::Approx(8.01));
+}
