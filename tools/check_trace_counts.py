@@ -11,11 +11,6 @@ import sys
 import gpuperf
 
 
-def counts(trace):
-    k = trace._s  # one kernel per file
-    return k
-
-
 def main():
     ds = sys.argv[1]
     launches = [int(x) for x in sys.argv[2:]] or sorted(

@@ -50,14 +50,8 @@ class Session {
   // 1-based launch id; all if `selector` is empty.
   std::vector<std::size_t> select(const std::string& selector) const {
     std::vector<std::size_t> out;
-    for (std::size_t i = 0; i < kernels_.size(); ++i) {
-      const auto& L = kernels_[i]->launch;
-      bool ok = selector.empty();
-      bool numeric = !selector.empty() && std::all_of(selector.begin(), selector.end(), ::isdigit);
-      if (!ok && numeric) ok = std::to_string(L.id ? L.id : i + 1) == selector;
-      else if (!ok) ok = L.name.find(selector) != std::string::npos || demangle(L.name).find(selector) != std::string::npos;
-      if (ok) out.push_back(i);
-    }
+    for (std::size_t i = 0; i < kernels_.size(); ++i)
+      if (launch_matches(kernels_[i]->launch, i + 1, selector)) out.push_back(i);
     if (out.empty()) throw ArgumentError("no kernel matches '" + selector + "' (" + std::to_string(kernels_.size()) + " kernels in the input)");
     return out;
   }

@@ -161,16 +161,10 @@ int cmd_report(const Args& a) {
   r.tool_version = version_string();
   r.gpu = g.name;
   std::size_t index = 0;
-  bool numeric = !a.kernel.empty() && std::all_of(a.kernel.begin(), a.kernel.end(), ::isdigit);
   for_each_kernel(a.positional, lo, [&](Kernel&& k, const Measurement& m) {
     ++index;
     if (lo.accelsim.progress) std::fprintf(stderr, "\r%40s\r", "");
-    std::uint32_t id = k.launch.id ? k.launch.id : static_cast<std::uint32_t>(index);
-    if (!a.kernel.empty()) {
-      bool match = numeric ? std::to_string(id) == a.kernel
-                           : (k.launch.name.find(a.kernel) != std::string::npos || demangle(k.launch.name).find(a.kernel) != std::string::npos);
-      if (!match) return;
-    }
+    if (!launch_matches(k.launch, index, a.kernel)) return;
     Predictor p(std::make_shared<const Kernel>(std::move(k)));
     KernelReport kr = p.predict(g, opt);
     if (a.measured && m.time_us) kr.measured_time_us = m.time_us;

@@ -192,10 +192,6 @@ inline void static_stalls(const KernelAnalysis& an, const std::vector<InstrDesc>
             --j;
           }
         }
-        if (i > 0) {
-          const auto& prev = k.program[an.order[i - 1]];
-          if (prev.control.valid && prev.control.stall > 1) wait += 0;  // counted in gap() of i-1
-        }
       } else {
         for (auto r : s.src) {
           double dist = 0;
@@ -254,8 +250,7 @@ inline RoundResult bounds_round(const RoundModel& rm, const GpuSpec& g, const Oc
     double c = an.pcs[i].warp_exec / tw;  // executions per warp
     if (c <= 0) continue;
     instrs_w += c;
-    double base_gap = 1;
-    chain_w += c * (base_gap + stall[oi]);
+    chain_w += c * (1 + stall[oi]);  // one issue cycle plus the wait before it
     unit_busy[d.op_class] += c * d.issue_interval;
     unit_sm_scope[d.op_class] = d.sm_scope;
     const auto& s = k.program[i];
@@ -681,7 +676,6 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   rep.launch_overhead_us = g.launch_overhead_us;
   rep.time_us = g.cycles_to_us(rep.cycles) + g.launch_overhead_us;
   // Bottleneck.
-  double round_cycles = rf.cycles;
   auto& B = rep.bounds;
   if (rep.cycles == B.dram && B.dram >= sm_cycles) { rep.bottleneck = "dram"; rep.bottleneck_detail = "DRAM bandwidth (" + std::to_string(int(dram_bytes / 1e6)) + " MB)"; }
   else if (rep.cycles == B.l2 && B.l2 >= sm_cycles) { rep.bottleneck = "l2"; rep.bottleneck_detail = "L2 bandwidth"; }
@@ -703,7 +697,6 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
       rep.bottleneck_detail = "grid of " + std::to_string(int(grid)) + " CTA(s) fills " + std::to_string(int(grid)) + " of " + std::to_string(g.sms) + " SMs";
   }
   if (g.cycles_to_us(rep.cycles) < g.launch_overhead_us) { rep.bottleneck_detail = rep.bottleneck + "; the launch overhead dominates"; rep.bottleneck = "launch"; }
-  (void)round_cycles;
   // Instructions, IPC.
   double warp_instr = 0, thread_instr = 0;
   for (auto& p : an.pcs) { warp_instr += p.warp_exec; thread_instr += p.thread_exec; }
@@ -764,22 +757,14 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   } else {
     R.bound = "no floating-point work";
   }
-  // Per-PC table and stall totals, scaled from the simulated/averaged round to the grid.
-  double round_ctas = sim ? double(full > 0 ? rep.occupancy.blocks_per_sm : resident) : double(full > 0 ? rep.occupancy.blocks_per_sm : resident);
+  // Per-PC table and stall totals, scaled from the simulated/averaged round to the grid; a tail
+  // round happens once on every SM.
+  double round_ctas = full > 0 ? rep.occupancy.blocks_per_sm : resident;
   double grid_scale = round_ctas > 0 ? grid / round_ctas : 0;
   if (full > 0 && tail > 0) grid_scale = (grid * (full * rep.occupancy.blocks_per_sm) / std::max(1.0, per_sm)) / round_ctas;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
-    StallBreakdown sbd = rf.pc_stalls.empty() ? StallBreakdown{} : rf.pc_stalls[i];
-    StallBreakdown scaled;
-    auto sc = [&](double v) { return v * grid_scale; };
-    scaled.dependency = sc(sbd.dependency); scaled.memory = sc(sbd.memory); scaled.pipe = sc(sbd.pipe); scaled.mio = sc(sbd.mio);
-    scaled.barrier = sc(sbd.barrier); scaled.not_selected = sc(sbd.not_selected); scaled.control = sc(sbd.control);
-    if (full > 0 && tail > 0 && !rt.pc_stalls.empty()) {
-      double ts = g.sms * std::min<double>(1.0, 1.0);
-      const auto& t = rt.pc_stalls[i];
-      scaled.dependency += t.dependency * ts; scaled.memory += t.memory * ts; scaled.pipe += t.pipe * ts; scaled.mio += t.mio * ts;
-      scaled.barrier += t.barrier * ts; scaled.not_selected += t.not_selected * ts; scaled.control += t.control * ts;
-    }
+    StallBreakdown scaled = rf.pc_stalls.empty() ? StallBreakdown{} : rf.pc_stalls[i].scaled(grid_scale);
+    if (full > 0 && tail > 0 && !rt.pc_stalls.empty()) scaled += rt.pc_stalls[i].scaled(g.sms);
     rep.stalls += scaled;
     if (!opt.per_pc) continue;
     PerPcRow row;
@@ -791,12 +776,7 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
     row.issue_interval = desc[i].issue_interval;
     row.unknown_opcode = desc[i].unknown;
     row.stall_cycles_total = scaled.total();
-    if (row.warp_executions > 0) {
-      double inv = 1.0 / row.warp_executions;
-      row.stalls.dependency = scaled.dependency * inv; row.stalls.memory = scaled.memory * inv; row.stalls.pipe = scaled.pipe * inv;
-      row.stalls.mio = scaled.mio * inv; row.stalls.barrier = scaled.barrier * inv; row.stalls.not_selected = scaled.not_selected * inv;
-      row.stalls.control = scaled.control * inv;
-    }
+    if (row.warp_executions > 0) row.stalls = scaled.scaled(1.0 / row.warp_executions);
     rep.per_pc.push_back(std::move(row));
   }
   std::sort(rep.per_pc.begin(), rep.per_pc.end(), [](const PerPcRow& x, const PerPcRow& y) { return x.pc < y.pc; });
@@ -816,17 +796,6 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
     rep.time_high_us = std::max(rep.time_high_us, rep.time_us * 1.15);
   }
   return rep;
-}
-
-// Convenience: predict every kernel of an application.
-inline Report predict_application(const std::vector<std::shared_ptr<const Predictor>>& preds, const GpuSpec& g, const PredictOptions& opt = {}) {
-  Report r;
-  r.gpu = g.name;
-  for (auto& p : preds) {
-    r.kernels.push_back(p->predict(g, opt));
-    r.total_time_us += r.kernels.back().time_us;
-  }
-  return r;
 }
 
 }  // namespace gpuperf

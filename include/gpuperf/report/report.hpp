@@ -22,6 +22,11 @@ struct StallBreakdown {
   double not_selected = 0;// sub-partition issuing another warp
   double control = 0;     // compiler stall counts beyond the dependency (joined listing)
   double total() const { return dependency + memory + pipe + mio + barrier + not_selected + control; }
+  StallBreakdown scaled(double f) const {
+    StallBreakdown r = *this;
+    for (double* v : {&r.dependency, &r.memory, &r.pipe, &r.mio, &r.barrier, &r.not_selected, &r.control}) *v *= f;
+    return r;
+  }
   StallBreakdown& operator+=(const StallBreakdown& o) {
     dependency += o.dependency; memory += o.memory; pipe += o.pipe; mio += o.mio; barrier += o.barrier; not_selected += o.not_selected; control += o.control;
     return *this;

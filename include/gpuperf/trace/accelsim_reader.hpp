@@ -131,7 +131,6 @@ class AccelSimKernelReader {
     std::uint32_t cur_warp = 0;
     std::int64_t expect_insts = -1, got_insts = 0;
     bool grouped = false, saw_any_instr = false;
-    std::uint64_t tb_header_line = 0;
     WarpStream* cur_stream = nullptr;
     // Raw traces interleave warps: keep per-warp instruction lists and stitch at the end.
     std::unordered_map<std::uint64_t, std::vector<DynInstr>> raw_warps;
@@ -165,7 +164,7 @@ class AccelSimKernelReader {
       if (c0 == '#') {
         if (scan::starts_with(line, "#BEGIN_TB")) {
           if (in_tb) throw ParseError(lr_.path(), ln, 1, "expected #END_TB before a new #BEGIN_TB");
-          in_tb = true; grouped = true; cur_stream = nullptr; expect_insts = -1; tb_header_line = ln;
+          in_tb = true; grouped = true; cur_stream = nullptr; expect_insts = -1;
         } else if (scan::starts_with(line, "#END_TB")) {
           if (!in_tb) throw ParseError(lr_.path(), ln, 1, "expected #BEGIN_TB before #END_TB");
           check_count(expect_insts, got_insts, ln);
@@ -232,7 +231,7 @@ class AccelSimKernelReader {
       if (hdr_.kernel_name.empty()) throw ParseError(lr_.path(), lr_.line_number(), 1, "expected an Accel-Sim trace header ('-kernel name = ...'); the file is empty or not a trace");
       finish_header(k);
     }
-    (void)tb_header_line;
+    k.format = grouped ? SourceFormat::accelsim_traceg : SourceFormat::accelsim_trace;  // by content, not file name
     if (!raw_order.empty()) {
       // Old-format grouped traces also arrive here: drop the empty streams made by "warp =".
       k.warps.clear();
@@ -272,10 +271,6 @@ class AccelSimKernelReader {
   }
 
   void finish_header(Kernel& k) {
-    k.format = scan::starts_with(std::string_view(lr_.path()).substr(lr_.path().rfind('/') + 1), "") &&
-                       lr_.path().find(".traceg") != std::string::npos
-                   ? SourceFormat::accelsim_traceg
-                   : SourceFormat::accelsim_trace;
     auto& L = k.launch;
     L.name = hdr_.kernel_name;
     L.id = hdr_.kernel_id;
@@ -324,9 +319,7 @@ class AccelSimKernelReader {
   static bool parse_reg_token(std::string_view t, std::uint16_t& r) { return sass::parse_register(t, r); }
 
   void parse_instruction(scan::Cursor& cur, Kernel& k, DynInstr& d) {
-    std::size_t pc_col = (cur.skip_ws(), cur.pos);
     std::uint64_t pc = cur.hex();
-    (void)pc_col;
     std::size_t mask_col = (cur.skip_ws(), cur.pos);
     std::uint64_t mask = cur.hex();
     if (mask > 0xffffffffull) cur.fail("a 32-bit active mask", mask_col);
@@ -395,9 +388,7 @@ class AccelSimKernelReader {
           addrs[na++] = base;
           for (unsigned i = 1; i < lanes; ++i) addrs[na++] = cur.hex();
         } else if (mode == 1) {
-          std::size_t s_col = (cur.skip_ws(), cur.pos);
           std::int64_t stride = cur.integer();
-          (void)s_col;
           for (unsigned i = 0; i < lanes; ++i) addrs[na++] = base + static_cast<std::uint64_t>(stride) * i;
         } else {
           // Mode 2: base, then popcount(mask)-1 deltas, each relative to the previous lane.

@@ -6,6 +6,9 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -74,6 +77,15 @@ inline std::string demangle(const std::string& name) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
   return status == 0 && d ? std::string(d.get()) : name;
+}
+
+// Does a launch match a --kernel selector? All digits: the 1-based launch id (its position when
+// the input has none); otherwise a substring of the raw or demangled name. Empty matches all.
+inline bool launch_matches(const LaunchConfig& L, std::size_t position, const std::string& selector) {
+  if (selector.empty()) return true;
+  if (std::all_of(selector.begin(), selector.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
+    return std::to_string(L.id ? L.id : position) == selector;
+  return L.name.find(selector) != std::string::npos || demangle(L.name).find(selector) != std::string::npos;
 }
 
 // Function identifier without return type, template arguments or parameters:
