@@ -61,65 +61,105 @@ constexpr int ITERS = 16;    // chain repetitions
 ALU_KERNEL(ffma, float, "f", "fma.rn.f32 %0, %0, %1, %1;", 0.999f)
 ALU_KERNEL(fadd, float, "f", "add.f32 %0, %0, %1;", 1e-3f)
 ALU_KERNEL(fmul, float, "f", "mul.f32 %0, %0, %1;", 0.999f)
-ALU_KERNEL(iadd3, unsigned, "r", "add.u32 %0, %0, %1;", 3u)
 ALU_KERNEL(imad, unsigned, "r", "mad.lo.u32 %0, %0, %1, %1;", 3u)
 ALU_KERNEL(lop3, unsigned, "r", "lop3.b32 %0, %0, %1, %1, 0x96;", 0x5555u)
 ALU_KERNEL(shf, unsigned, "r", "shf.l.wrap.b32 %0, %0, %0, %1;", 3u)
 ALU_KERNEL(dfma, double, "d", "fma.rn.f64 %0, %0, %1, %1;", 0.999)
 ALU_KERNEL(dadd, double, "d", "add.f64 %0, %0, %1;", 1e-3)
 ALU_KERNEL(mufu_ex2, float, "f", "ex2.approx.ftz.f32 %0, %0;", 0.f)
-ALU_KERNEL(mufu_rcp, float, "f", "rcp.approx.ftz.f32 %0, %0;", 0.f)
 ALU_KERNEL(mufu_sqrt, float, "f", "sqrt.approx.ftz.f32 %0, %0;", 0.f)
 ALU_KERNEL(popc, unsigned, "r", "popc.b32 %0, %0;", 0u)
 ALU_KERNEL(flo, unsigned, "r", "bfind.u32 %0, %0;", 0u)
+ALU_KERNEL(hfma2, unsigned, "r", "fma.rn.f16x2 %0, %0, %1, %1;", 0x3bff3bffu)
+// Conversions, each alone: the result's bits are reinterpreted as the next input, so the
+// chain is one instruction per step and cannot be folded.
+ALU_KERNEL(f2i, unsigned, "r", "{.reg .f32 t; mov.b32 t, %0; cvt.rni.s32.f32 %0, t;}", 0u)
+ALU_KERNEL(i2f, float, "f", "{.reg .s32 t; mov.b32 t, %0; cvt.rn.f32.s32 %0, t;}", 0.f)
+// Pairs: an instruction that ptxas would fold when chained alone, followed by one whose
+// latency is measured on its own (the driver subtracts it).
+ALU_KERNEL(f2f_pair, float, "f", "{.reg .f64 d; cvt.f64.f32 d, %0; cvt.rn.f32.f64 %0, d;}", 0.f)
+ALU_KERNEL(mufu_rcp_fadd, float, "f", "rcp.approx.ftz.f32 %0, %0; add.ftz.f32 %0, %0, %1;", 1e-3f)
+ALU_KERNEL(mufu_sin_fmul, float, "f", "sin.approx.ftz.f32 %0, %0; mul.ftz.f32 %0, %0, %1;", 1.0001f)
+ALU_KERNEL(isetp_sel, unsigned, "r", "{.reg .pred p; setp.lt.u32 p, %0, %1; selp.u32 %0, %1, 3, p;}", 5u)
+ALU_KERNEL(fsetp_fsel, float, "f", "{.reg .pred p; setp.lt.f32 p, %0, %1; selp.f32 %0, %1, 0f40400000, p;}", 5.f)
 
-// HFMA2: packed half2 in a 32-bit register.
-__global__ void lat_hfma2(long long* cycles, unsigned* sink, unsigned seed) {
-  unsigned x = seed + threadIdx.x, y = 0x3bff3bffu;
-  long long best = 1ll << 62;
-  for (int it = 0; it < ITERS; ++it) {
-    long long t0 = clock64();
-#pragma unroll
-    for (int i = 0; i < CHAIN; ++i) asm volatile("fma.rn.f16x2 %0, %0, %1, %1;" : "+r"(x) : "r"(y));
-    long long t1 = clock64();
-    if (t1 - t0 < best) best = t1 - t0;
-  }
-  if (threadIdx.x == 0) *cycles = best;
-  sink[threadIdx.x] = x;
-}
-
-// Conversions: F2I then I2F per step; the pair's latency is reported.
-__global__ void lat_cvt_pair(long long* cycles, float* sink, float seed) {
-  float x = seed + threadIdx.x;
-  long long best = 1ll << 62;
-  for (int it = 0; it < ITERS; ++it) {
-    long long t0 = clock64();
-#pragma unroll
-    for (int i = 0; i < CHAIN / 2; ++i) {
-      int k;
-      asm volatile("cvt.rni.s32.f32 %0, %1;" : "=r"(k) : "f"(x));
-      asm volatile("cvt.rn.f32.s32 %0, %1;" : "=f"(x) : "r"(k));
-    }
-    long long t1 = clock64();
-    if (t1 - t0 < best) best = t1 - t0;
-  }
-  if (threadIdx.x == 0) *cycles = best;
-  sink[threadIdx.x] = x;
-}
-
-// Warp shuffle chain.
+// Shuffle: each lane reads its neighbour, so no two steps are the same permutation's identity
+// (a constant source lane makes the chain idempotent and ptxas keeps one SHFL).
 __global__ void lat_shfl(long long* cycles, unsigned* sink, unsigned seed) {
-  unsigned x = seed + threadIdx.x;
+  unsigned x = seed + threadIdx.x, lane = (threadIdx.x + 1) & 31;
   long long best = 1ll << 62;
   for (int it = 0; it < ITERS; ++it) {
+    __syncwarp();
     long long t0 = clock64();
 #pragma unroll
-    for (int i = 0; i < CHAIN; ++i) x = __shfl_sync(0xffffffffu, x, (threadIdx.x + 1) & 31);
+    for (int i = 0; i < CHAIN; ++i) asm volatile("shfl.sync.idx.b32 %0, %0, %1, 0x1f, -1;" : "+r"(x) : "r"(lane));
     long long t1 = clock64();
     if (t1 - t0 < best) best = t1 - t0;
   }
   if (threadIdx.x == 0) *cycles = best;
   sink[threadIdx.x] = x;
+}
+__global__ void thr_shfl(long long* cycles, unsigned* sink, unsigned seed) {
+  unsigned x[8], lane = (threadIdx.x + 1) & 31;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) x[j] = seed + threadIdx.x + j;
+  __syncthreads();
+  long long t0 = clock64();
+  for (int it = 0; it < ITERS; ++it) {
+#pragma unroll
+    for (int i = 0; i < CHAIN / 8; ++i)
+#pragma unroll
+      for (int j = 0; j < 8; ++j) asm volatile("shfl.sync.idx.b32 %0, %0, %1, 0x1f, -1;" : "+r"(x[j]) : "r"(lane));
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  unsigned s = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) s += x[j];
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+// IADD3: ptxas folds add chains with a loop-invariant operand (x + n*y) and moves half of a
+// two-input add chain to IMAD.IADD or IMAD.X (pipe balancing). Three values that each add the
+// other two (a += b + c; b += c + a; c += a + b) compile to one three-input IADD3 per step,
+// every step depending on the previous one.
+constexpr int TRIPLES = 85;  // 255 IADD3 per timed chain
+#define IADD3_STEP(a, b, c) asm volatile("add.u32 %0, %0, %1; add.u32 %0, %0, %2;" : "+r"(a) : "r"(b), "r"(c))
+__global__ void lat_iadd3(long long* cycles, unsigned* sink, unsigned seed) {
+  unsigned a = seed + threadIdx.x, b = seed * 3u, c = seed ^ 0x55u;
+  long long best = 1ll << 62;
+  for (int it = 0; it < ITERS; ++it) {
+    __syncwarp();
+    long long t0 = clock64();
+#pragma unroll
+    for (int i = 0; i < TRIPLES; ++i) { IADD3_STEP(a, b, c); IADD3_STEP(b, c, a); IADD3_STEP(c, a, b); }
+    long long t1 = clock64();
+    if (t1 - t0 < best) best = t1 - t0;
+  }
+  if (threadIdx.x == 0) *cycles = best;
+  sink[threadIdx.x] = a + b + c;
+}
+// Four independent triples.
+__global__ void thr_iadd3(long long* cycles, unsigned* sink, unsigned seed) {
+  unsigned a[4], b[4], c[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) { a[j] = seed + threadIdx.x + j; b[j] = seed * 3u + j; c[j] = seed ^ (0x55u + j); }
+  __syncthreads();
+  long long t0 = clock64();
+  for (int it = 0; it < ITERS; ++it) {
+#pragma unroll
+    for (int i = 0; i < TRIPLES / 4; ++i)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) { IADD3_STEP(a[j], b[j], c[j]); IADD3_STEP(b[j], c[j], a[j]); IADD3_STEP(c[j], a[j], b[j]); }
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  unsigned s = 0;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) s += a[j] + b[j] + c[j];
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
 // Tensor core: mma.sync m16n8k16 f16 inputs, f32 accumulate; dependent through the accumulator.
@@ -159,6 +199,57 @@ __global__ void thr_hmma(long long* cycles, float* sink) {
   for (int j = 0; j < 4; ++j) s += c[j][0] + c[j][1] + c[j][2] + c[j][3];
   sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
+
+// The same, with operands read from memory (nothing known to ptxas) and an iteration count from
+// the host, so the host can also time it with events and compute the tensor FLOP rate.
+__global__ void thr_hmma_rt(long long* cycles, float* sink, const unsigned* ab, int iters) {
+  unsigned a0 = ab[0], a1 = ab[1], a2 = ab[2], a3 = ab[3], b0 = ab[4], b1 = ab[5];
+  float c[4][4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) c[j][0] = c[j][1] = c[j][2] = c[j][3] = 0.f;
+  __syncthreads();
+  long long t0 = clock64();
+  for (int it = 0; it < iters; ++it) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                   : "+f"(c[j][0]), "+f"(c[j][1]), "+f"(c[j][2]), "+f"(c[j][3])
+                   : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  float s = 0;
+  for (int j = 0; j < 4; ++j) s += c[j][0] + c[j][1] + c[j][2] + c[j][3];
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+// F1 Table I: the cycles per instruction one sees with N independent add.u32 between two
+// clock reads (the clock read's own cost is spread over the window).
+template <int N>
+__global__ void window_cpi(long long* out, unsigned* sink, unsigned seed) {
+  unsigned x[N];
+#pragma unroll
+  for (int i = 0; i < N; ++i) x[i] = seed + threadIdx.x + i;
+  unsigned best = ~0u;
+  for (int it = 0; it < ITERS; ++it) {
+    unsigned t0, t1;
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(t0));
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("add.u32 %0, %0, %1;" : "+r"(x[i]) : "r"(seed));
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(t1));
+    if (t1 - t0 < best) best = t1 - t0;
+  }
+  unsigned s = 0;
+#pragma unroll
+  for (int i = 0; i < N; ++i) s += x[i];
+  if (threadIdx.x == 0) *out = best;
+  sink[threadIdx.x] = s;
+}
+
+#ifdef GPUPERF_HGMMA  // sm_90a: the driver adds -arch=sm_90a -DGPUPERF_HGMMA on Hopper
+#include "hgmma_kernels.cuh"
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // Pointer chases: one thread follows next[] for `steps` steps; cycles per step.
@@ -202,18 +293,77 @@ __global__ void chase_const(long long* cycles, unsigned* sink, int steps) {
   *cycles = (t1 - t0) / steps;
   *sink = p;
 }
-__global__ void atomic_latency(unsigned* g, long long* cycles, int contenders, int shared_space) {
+
+// TLB: a chase over a footprint of F bytes with a stride of 34 MiB + 128 B, so each step is a
+// new 2 MiB and 32 MiB page. The first pass warms L2 (the chased lines fit easily) and the
+// TLBs; the second is timed. While F fits the TLB reach, a step costs an L2 hit; beyond it a
+// page walk is added.
+__global__ void chain_init64(unsigned long long* base, unsigned long long n_elems, unsigned long long stride_elems) {
+  unsigned long long i = (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x) * stride_elems;
+  if (i < n_elems) {
+    unsigned long long nxt = i + stride_elems;
+    base[i] = nxt + stride_elems <= n_elems ? nxt : 0;
+  }
+}
+__global__ void chase64_cg(const unsigned long long* next, long long* cycles, unsigned long long* sink, int steps) {
+  unsigned long long p = 0;
+  for (int i = 0; i < steps; ++i) p = __ldcg(next + p);
+  p = 0;
+  long long t0 = clock64();
+  for (int i = 0; i < steps; ++i) p = __ldcg(next + p);
+  long long t1 = clock64();
+  *cycles = (t1 - t0) / steps;
+  *sink = p;
+}
+
+// L1 bandwidth: each CTA streams over its own 16 KiB (fits L1) with 16 B loads.
+__global__ void bw_l1(const float4* in, long long* cycles, float* sink, int iters) {
+  const float4* mine = in + blockIdx.x * 1024;
+  float4 acc = make_float4(0, 0, 0, 0);
+  for (int i = 0; i < 4; ++i) { float4 v = __ldca(mine + ((threadIdx.x + i * 256) & 1023)); acc.x += v.x; }
+  __syncthreads();
+  long long t0 = clock64();
+  for (int i = 0; i < iters; ++i) {
+    float4 v = __ldca(mine + ((threadIdx.x + i * 32) & 1023));
+    acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = acc.x + acc.y + acc.z + acc.w;
+}
+
+// Atomic latency as in F0 Table 4.2 / F3 Table 7: `contenders` lanes of one warp hit the same
+// address, the others stay idle; each atomic depends on the previous result (`zero` is 0 at
+// run time, which ptxas cannot know).
+template <bool SHARED>
+__global__ void atomic_latency_dep(unsigned* g, long long* cycles, int contenders, unsigned zero) {
   __shared__ unsigned s[32];
   if (threadIdx.x < 32) s[threadIdx.x] = 0;
   __syncthreads();
-  unsigned* target = shared_space ? &s[0] : g;
   unsigned v = 0;
+  __syncwarp();
   long long t0 = clock64();
-  if ((int)threadIdx.x < contenders)
-    for (int i = 0; i < 64; ++i) v += atomicAdd(target + (v & 0), 1u);
+  if ((int)threadIdx.x < contenders) {
+    if (SHARED) for (int i = 0; i < 64; ++i) v = atomicAdd(&s[v & zero], 1u);        // ATOMS
+    else for (int i = 0; i < 64; ++i) v = atomicAdd(&g[v & zero], 1u);              // ATOMG
+  }
+  __syncwarp();
   long long t1 = clock64();
   if (threadIdx.x == 0) *cycles = (t1 - t0) / 64;
   if (v == 0xdeadbeef) g[1] = v;
+}
+// Atomic throughput: every thread of a full grid adds to one of `k` consecutive words, chosen
+// by a per-thread xorshift (a histogram's pattern); the result is unused (RED). The index is
+// always computed (x % k, also for k = 1), so ptxas cannot see a warp-uniform address and
+// aggregate the warp's updates into one.
+template <class T>
+__global__ void atomic_rate(T* bins, unsigned k, int per_thread) {
+  unsigned x = (blockIdx.x * blockDim.x + threadIdx.x) * 2654435761u + 12345u;
+  for (int i = 0; i < per_thread; ++i) {
+    x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+    atomicAdd(&bins[x % k], T(1));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -254,7 +404,8 @@ static void emit(const char* bench, double v, const char* unit, const char* kern
 }
 
 template <class T, class K>
-static void alu(const char* name, K lat, K thr, T seed, const char* lat_kernel, const char* thr_kernel) {
+static void alu(const char* name, K lat, K thr, T seed, const char* lat_kernel, const char* thr_kernel, double lat_instrs = CHAIN,
+                double thr_instrs_per_warp = double(CHAIN) * ITERS) {
   long long* cyc;
   T* sink;
   CK(cudaMalloc(&cyc, sizeof(long long) * 4096));
@@ -266,7 +417,7 @@ static void alu(const char* name, K lat, K thr, T seed, const char* lat_kernel, 
   CK(cudaMemcpy(&c, cyc, sizeof c, cudaMemcpyDeviceToHost));
   char b[64];
   snprintf(b, sizeof b, "latency.%s", name);
-  emit(b, double(c) / CHAIN, "cycles", lat_kernel);
+  emit(b, double(c) / lat_instrs, "cycles", lat_kernel);
   if (thr) {
     thr<<<sms, 1024>>>(cyc, sink, seed);
     CK(cudaGetLastError());
@@ -277,7 +428,7 @@ static void alu(const char* name, K lat, K thr, T seed, const char* lat_kernel, 
     for (auto x : cs) mx = std::max(mx, x);
     // 32 warps per SM = 8 per sub-partition, each CHAIN*ITERS instructions.
     snprintf(b, sizeof b, "issue_interval.%s", name);
-    emit(b, double(mx) / (8.0 * CHAIN * ITERS), "cycles", thr_kernel);
+    emit(b, double(mx) / (8.0 * thr_instrs_per_warp), "cycles", thr_kernel);
   }
   cudaFree(cyc);
   cudaFree(sink);
@@ -315,25 +466,65 @@ int main(int argc, char** argv) {
   clock_mhz = khz / 1000.0;
   printf("{\"device\": \"%s\", \"sms\": %d, \"cc\": \"%d.%d\", \"max_clock_mhz\": %.0f, \"l2_bytes\": %d}\n", prop.name, sms, prop.major,
          prop.minor, clock_mhz, prop.l2CacheSize);
-  auto want = [&](const char* n) { return !*only || strstr(n, only); };
+  // argv[1]: "" (everything), "alu" (the instruction chains), or a substring of a group name
+  // (window, hmma, hgmma, memory). The driver runs groups in separate processes, so a fault
+  // in one (an illegal instruction kills the context) does not lose the others.
+  auto want = [&](const char* n) {
+    static const char* groups[] = {"window", "hmma", "hgmma", "memory"};
+    if (!strcmp(only, "alu")) {
+      for (auto g : groups) if (!strcmp(n, g)) return false;
+      return true;
+    }
+    return !*only || strstr(n, only) != nullptr;
+  };
 #define ALU(name, T, seed) if (want(#name)) alu<T>(#name, lat_##name, thr_##name, (T)seed, "lat_" #name, "thr_" #name);
   ALU(ffma, float, 1.0f)
   ALU(fadd, float, 1.0f)
   ALU(fmul, float, 1.0f)
-  ALU(iadd3, unsigned, 1)
+  if (want("iadd3")) alu<unsigned>("iadd3", lat_iadd3, thr_iadd3, 7u, "lat_iadd3", "thr_iadd3", 3.0 * TRIPLES, 3.0 * (TRIPLES / 4) * 4 * ITERS);
   ALU(imad, unsigned, 1)
   ALU(lop3, unsigned, 1)
   ALU(shf, unsigned, 1)
   ALU(dfma, double, 1.0)
   ALU(dadd, double, 1.0)
   ALU(mufu_ex2, float, 0.5f)
-  ALU(mufu_rcp, float, 0.5f)
   ALU(mufu_sqrt, float, 0.5f)
   ALU(popc, unsigned, 7)
   ALU(flo, unsigned, 7)
-  if (want("hfma2")) alu<unsigned>("hfma2", lat_hfma2, (void (*)(long long*, unsigned*, unsigned)) nullptr, 1u, "lat_hfma2", "");
-  if (want("cvt")) alu<float>("cvt_pair", lat_cvt_pair, (void (*)(long long*, float*, float)) nullptr, 1.f, "lat_cvt_pair", "");
-  if (want("shfl")) alu<unsigned>("shfl", lat_shfl, (void (*)(long long*, unsigned*, unsigned)) nullptr, 1u, "lat_shfl", "");
+  ALU(hfma2, unsigned, 0x3c003c00u)
+  ALU(shfl, unsigned, 1)
+  ALU(f2i, unsigned, 0x40490fdbu)
+  ALU(i2f, float, 3.0f)
+  ALU(f2f_pair, float, 1.5f)
+  ALU(mufu_rcp_fadd, float, 0.5f)
+  ALU(mufu_sin_fmul, float, 0.5f)
+  ALU(isetp_sel, unsigned, 1)
+  ALU(fsetp_fsel, float, 1.0f)
+  if (want("window")) {
+    long long* c;
+    unsigned* sink;
+    CK(cudaMalloc(&c, 8));
+    CK(cudaMalloc(&sink, 4 * 32));
+    auto one = [&](auto kernel, int n) {
+      kernel<<<1, 32>>>(c, sink, 1u);
+      CK(cudaGetLastError());
+      CK(cudaDeviceSynchronize());
+      long long v;
+      CK(cudaMemcpy(&v, c, 8, cudaMemcpyDeviceToHost));
+      char b[64], k[64];
+      snprintf(b, sizeof b, "window_cpi.%d", n);
+      snprintf(k, sizeof k, "window_cpi<%d>", n);
+      emit(b, double(v) / n, "cycles", k);
+    };
+    one(window_cpi<1>, 1);
+    one(window_cpi<2>, 2);
+    one(window_cpi<3>, 3);
+    one(window_cpi<4>, 4);
+    one(window_cpi<8>, 8);
+    one(window_cpi<64>, 64);
+    cudaFree(c);
+    cudaFree(sink);
+  }
   if (want("hmma")) {
     long long* cyc;
     float* sink;
@@ -352,8 +543,83 @@ int main(int argc, char** argv) {
     CK(cudaMemcpy(cs.data(), cyc, 8 * sms, cudaMemcpyDeviceToHost));
     long long mx = 0;
     for (auto x : cs) mx = std::max(mx, x);
-    emit("issue_interval.hmma_16816_f32", double(mx) / (8.0 * (CHAIN / 16) * 4 * ITERS), "cycles", "thr_hmma");
+    emit("issue_interval.hmma_16816_f32_const", double(mx) / (8.0 * (CHAIN / 16) * 4 * ITERS), "cycles", "thr_hmma");
+    // Runtime operands, 1..8 warps per sub-partition; clock64 per CTA and events for the grid.
+    unsigned* ab;
+    CK(cudaMalloc(&ab, 64));
+    unsigned host_ab[8] = {0x3c003c00u, 0x3c003c00u, 0x3c003c00u, 0x3c003c00u, 0x3c003c00u, 0x3c003c00u, 0, 0};
+    CK(cudaMemcpy(ab, host_ab, 32, cudaMemcpyHostToDevice));
+    cudaEvent_t h0, h1;
+    cudaEventCreate(&h0);
+    cudaEventCreate(&h1);
+    const int iters = 4096;
+    for (int warps_per_sp : {1, 2, 4, 8}) {
+      int threads = 128 * warps_per_sp;
+      thr_hmma_rt<<<sms, threads>>>(cyc, sink, ab, 16);
+      CK(cudaGetLastError());
+      cudaEventRecord(h0);
+      thr_hmma_rt<<<sms, threads>>>(cyc, sink, ab, iters);
+      cudaEventRecord(h1);
+      CK(cudaGetLastError());
+      CK(cudaEventSynchronize(h1));
+      float ms;
+      cudaEventElapsedTime(&ms, h0, h1);
+      CK(cudaMemcpy(cs.data(), cyc, 8 * sms, cudaMemcpyDeviceToHost));
+      mx = 0;
+      for (auto x : cs) mx = std::max(mx, x);
+      double per_sp = double(warps_per_sp) * iters * 4;  // HMMAs per sub-partition
+      char b[80];
+      snprintf(b, sizeof b, "issue_interval.hmma_16816_f32_w%d", warps_per_sp);
+      emit(b, double(mx) / per_sp, "cycles", "thr_hmma_rt");
+      snprintf(b, sizeof b, "rate.hmma_16816_f32_w%d", warps_per_sp);
+      emit(b, double(sms) * 4 * per_sp * 4096.0 / (ms * 1e-3) / 1e12, "TFLOPS", "thr_hmma_rt");
+    }
+    cudaFree(ab);
   }
+#ifdef GPUPERF_HGMMA
+  if (want("hgmma")) {
+    long long* cyc;
+    float* sink;
+    CK(cudaMalloc(&cyc, 8 * 4096));
+    CK(cudaMalloc(&sink, 4 * 256 * 4096));
+    lat_hgmma<<<1, 128>>>(cyc, sink, 8);
+    CK(cudaGetLastError());
+    lat_hgmma<<<1, 128>>>(cyc, sink, 256);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    long long c;
+    CK(cudaMemcpy(&c, cyc, 8, cudaMemcpyDeviceToHost));
+    emit("latency.hgmma_64x128x16_f32", double(c), "cycles", "lat_hgmma");
+    cudaEvent_t g0, g1;
+    cudaEventCreate(&g0);
+    cudaEventCreate(&g1);
+    const int batches = 512;
+    std::vector<long long> cs(sms);
+    for (int wg : {1, 2}) {
+      thr_hgmma<<<sms, 128 * wg>>>(cyc, sink, 4);
+      CK(cudaGetLastError());
+      cudaEventRecord(g0);
+      thr_hgmma<<<sms, 128 * wg>>>(cyc, sink, batches);
+      cudaEventRecord(g1);
+      CK(cudaGetLastError());
+      CK(cudaEventSynchronize(g1));
+      float ms;
+      cudaEventElapsedTime(&ms, g0, g1);
+      CK(cudaMemcpy(cs.data(), cyc, 8 * sms, cudaMemcpyDeviceToHost));
+      long long mx = 0;
+      for (auto x : cs) mx = std::max(mx, x);
+      double per_sm = double(wg) * batches * 8;  // wgmma per SM
+      char b[80];
+      // Cycles per wgmma per SM = cycles per warp-level HGMMA instruction per sub-partition.
+      snprintf(b, sizeof b, "issue_interval.hgmma_64x128x16_f32_wg%d", wg);
+      emit(b, double(mx) / per_sm, "cycles", "thr_hgmma");
+      snprintf(b, sizeof b, "rate.hgmma_64x128x16_f32_wg%d", wg);
+      emit(b, double(sms) * per_sm * 2.0 * 64 * 128 * 16 / (ms * 1e-3) / 1e12, "TFLOPS", "thr_hgmma");
+    }
+    cudaFree(cyc);
+    cudaFree(sink);
+  }
+#endif
   if (want("memory")) {
     size_t big = (size_t)1 << 30;  // 1 GiB of unsigned
     unsigned* dnext;
@@ -362,9 +628,6 @@ int main(int argc, char** argv) {
     emit("latency.l2_hit", chase(dnext, stride_chain((size_t)4 << 20, 64), 2048, 1), "cycles", "chase_global_cg");
     // DRAM: 1 GiB footprint, 64 KiB + 128 B stride: every step misses L2; pages are reused often enough for the TLB.
     emit("latency.dram", chase(dnext, stride_chain(big / 4, (65536 + 128) / 4), 4096, 1, 0), "cycles", "chase_global_cg");
-    // TLB miss: 2 MiB + 128 B stride over 1 GiB, cold.
-    CK(cudaMemset(dnext, 0, big));
-    emit("latency.dram_tlb_miss", chase(dnext, stride_chain(big / 4, ((2 << 20) + 128) / 4), 500, 1, 0), "cycles", "chase_global_cg");
     long long* cyc;
     unsigned* sink;
     CK(cudaMalloc(&cyc, 8 * 4096));
@@ -381,15 +644,44 @@ int main(int argc, char** argv) {
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(&c, cyc, 8, cudaMemcpyDeviceToHost));
     emit("latency.const", double(c), "cycles", "chase_const");
+    // Atomic latency vs contention (F0 Table 4.2 / F3 Table 7).
     for (int sh = 0; sh < 2; ++sh)
-      for (int cont : {1, 32}) {
-        atomic_latency<<<1, 32>>>(dnext, cyc, cont, sh);
+      for (int cont : {1, 2, 4, 8, 16, 32}) {
+        if (sh) atomic_latency_dep<true><<<1, 32>>>(dnext, cyc, cont, 0u);
+        else atomic_latency_dep<false><<<1, 32>>>(dnext, cyc, cont, 0u);
+        CK(cudaGetLastError());
         CK(cudaDeviceSynchronize());
         CK(cudaMemcpy(&c, cyc, 8, cudaMemcpyDeviceToHost));
         char b[64];
         snprintf(b, sizeof b, "latency.%s_atomic_%d", sh ? "shared" : "global", cont);
-        emit(b, double(c), "cycles", "atomic_latency");
+        emit(b, double(c), "cycles", sh ? "atomic_latency_dep<true>" : "atomic_latency_dep<false>");
       }
+    // Atomic throughput over k consecutive words (whole grid, random bins): updates per ns.
+    {
+      cudaEvent_t a0, a1;
+      cudaEventCreate(&a0);
+      cudaEventCreate(&a1);
+      for (int f32 = 0; f32 < 2; ++f32)
+        for (unsigned k : {1u, 8u, 32u, 256u, 4096u, 65536u, 1u << 20}) {
+          CK(cudaMemset(dnext, 0, 4u * k));
+          int per_thread = k <= 8 ? 2 : k <= 256 ? 16 : 64;
+          auto launch = [&](int n) {
+            if (f32) atomic_rate<float><<<sms * 8, 256>>>((float*)dnext, k, n);
+            else atomic_rate<unsigned><<<sms * 8, 256>>>(dnext, k, n);
+          };
+          launch(1);
+          CK(cudaGetLastError());
+          cudaEventRecord(a0);
+          launch(per_thread);
+          cudaEventRecord(a1);
+          CK(cudaEventSynchronize(a1));
+          float ms;
+          cudaEventElapsedTime(&ms, a0, a1);
+          char b[64];
+          snprintf(b, sizeof b, "atomic_rate.global_%s_k%u", f32 ? "f32" : "u32", k);
+          emit(b, double(sms) * 8 * 256 * per_thread / (ms * 1e6), "updates/ns", f32 ? "atomic_rate<float>" : "atomic_rate<unsigned>");
+        }
+    }
     // Bandwidths.
     float4* in = (float4*)dnext;
     float4* out;
@@ -423,6 +715,46 @@ int main(int argc, char** argv) {
     long long mx = 0;
     for (auto x : cs) mx = std::max(mx, x);
     emit("bandwidth.shared_per_sm", 1024.0 * 4 * 4096 / double(mx), "bytes/cycle", "bw_shared");
+    // L1: 256 threads per CTA, 4 CTAs per SM, each CTA on its own 16 KiB.
+    CK(cudaMalloc(&fs, 4 * 1024 * sms * 4));
+    bw_l1<<<sms * 4, 256>>>((const float4*)dnext, cyc, fs, 4096);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    cs.resize(sms * 4);
+    CK(cudaMemcpy(cs.data(), cyc, 8 * sms * 4, cudaMemcpyDeviceToHost));
+    mx = 0;
+    for (auto x : cs) mx = std::max(mx, x);
+    emit("bandwidth.l1_per_sm", 4.0 * 256 * 16 * 4096 / double(mx), "bytes/cycle", "bw_l1");
+    // TLB reach: L2-hit chase latency vs footprint, 34 MiB + 128 B stride.
+    {
+      CK(cudaFree(dnext));
+      CK(cudaFree(out));
+      size_t free_b = 0, total_b = 0;
+      CK(cudaMemGetInfo(&free_b, &total_b));
+      size_t cap = std::min<size_t>((size_t)(free_b * 0.85), (size_t)96 << 30);
+      unsigned long long* t64;
+      CK(cudaMalloc(&t64, cap));
+      unsigned long long* s64;
+      CK(cudaMalloc(&s64, 8));
+      const unsigned long long stride = ((34ull << 20) + 128) / 8;
+      for (double gib : {0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0, 80.0}) {
+        size_t bytes = (size_t)(gib * (1ull << 30));
+        if (bytes > cap) break;
+        unsigned long long n = bytes / 8;
+        unsigned long long steps = n / stride;
+        chain_init64<<<(unsigned)((steps + 255) / 256), 256>>>(t64, n, stride);
+        CK(cudaGetLastError());
+        chase64_cg<<<1, 1>>>(t64, cyc, s64, (int)steps);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(&c, cyc, 8, cudaMemcpyDeviceToHost));
+        char b[64];
+        snprintf(b, sizeof b, "tlb.footprint_gib_%g", gib);
+        emit(b, double(c), "cycles", "chase64_cg");
+      }
+      CK(cudaFree(t64));
+      CK(cudaMalloc(&dnext, big));
+    }
     empty_kernel<<<1, 32>>>();
     CK(cudaDeviceSynchronize());
     cudaEventRecord(e0);

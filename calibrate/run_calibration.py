@@ -21,37 +21,62 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# bench -> (SASS opcode regex that must appear, minimum count in the kernel)
+# kernel -> [(SASS regex that must appear, minimum count in the kernel), ...]
 SASS_CHECKS = {
-    "lat_ffma": (r"\bFFMA\b", 256), "lat_fadd": (r"\bFADD\b", 256), "lat_fmul": (r"\bFMUL\b", 256),
-    "lat_iadd3": (r"\b(IADD3|VIADD|IADD)\b", 256), "lat_imad": (r"\bIMAD\b", 256), "lat_lop3": (r"\bLOP3\b", 256),
-    "lat_shf": (r"\bSHF\b", 256), "lat_dfma": (r"\bDFMA\b", 256), "lat_dadd": (r"\bDADD\b", 256),
-    "lat_mufu_ex2": (r"\bMUFU\.EX2\b", 256), "lat_mufu_rcp": (r"\bMUFU\.RCP\b", 256), "lat_mufu_sqrt": (r"\bMUFU\.SQRT\b", 256),
-    "lat_popc": (r"\bPOPC\b", 256), "lat_flo": (r"\bFLO\b", 256), "lat_hfma2": (r"\bHFMA2\b", 256),
-    "lat_cvt_pair": (r"\bF2I\b", 128), "lat_shfl": (r"\bSHFL\b", 256), "lat_hmma": (r"\bHMMA\.16816\.F32\b", 64),
-    "thr_ffma": (r"\bFFMA\b", 256), "thr_hmma": (r"\bHMMA\.16816\.F32\b", 64), "thr_dfma": (r"\bDFMA\b", 256),
-    "thr_imad": (r"\bIMAD\b", 256), "thr_iadd3": (r"\b(IADD3|VIADD|IADD)\b", 256), "thr_mufu_ex2": (r"\bMUFU\.EX2\b", 256),
+    "lat_ffma": [(r"\bFFMA\b", 256)], "lat_fadd": [(r"\bFADD\b", 256)], "lat_fmul": [(r"\bFMUL\b", 256)],
+    "lat_iadd3": [(r"\bIADD3\b", 256)], "thr_iadd3": [(r"\bIADD3\b", 256)],
+    "lat_imad": [(r"\bIMAD\b", 256)], "lat_lop3": [(r"\bLOP3\b", 256)],
+    "lat_shf": [(r"\bSHF\b", 256)], "lat_dfma": [(r"\bDFMA\b", 256)], "lat_dadd": [(r"\bDADD\b", 256)],
+    "lat_mufu_ex2": [(r"\bMUFU\.EX2\b", 256)], "lat_mufu_sqrt": [(r"\bMUFU\.SQRT\b", 256)],
+    "lat_mufu_rcp_fadd": [(r"\bMUFU\.RCP\b", 128), (r"\bFADD\b", 128)],
+    # sin.approx is FMUL.RZ (range scaling) + MUFU.SIN; the chain adds one FMUL per step.
+    "lat_mufu_sin_fmul": [(r"\bMUFU\.SIN\b", 128), (r"\bFMUL\b", 256)],
+    "lat_popc": [(r"\bPOPC\b", 256)], "lat_flo": [(r"\bFLO\b", 256)],
+    "lat_hfma2": [(r"\bHFMA2\b", 256)], "thr_hfma2": [(r"\bHFMA2\b", 256)],
+    "lat_f2i": [(r"\bF2I\b", 256)], "thr_f2i": [(r"\bF2I\b", 256)], "lat_i2f": [(r"\bI2FP?\b", 256)],
+    "lat_f2f_pair": [(r"\bF2F\.F64\.F32\b", 128), (r"\bF2F\.F32\.F64\b", 128)],
+    "lat_isetp_sel": [(r"\bISETP\b", 128), (r"\bSEL\b", 128)], "lat_fsetp_fsel": [(r"\bFSETP\b", 128), (r"\bFSEL\b", 128)],
+    "lat_shfl": [(r"\bSHFL\b", 256)], "thr_shfl": [(r"\bSHFL\b", 256)],
+    "lat_hmma": [(r"\bHMMA\.16816\.F32\b", 64)], "thr_hmma": [(r"\bHMMA\.16816\.F32\b", 64)],
+    "thr_hmma_rt": [(r"\bHMMA\.16816\.F32\b", 4)],
+    "lat_hgmma": [(r"\bHGMMA\.64x128x16\.F32\b", 1)], "thr_hgmma": [(r"\bHGMMA\.64x128x16\.F32\b", 8)],
+    "thr_ffma": [(r"\bFFMA\b", 256)], "thr_dfma": [(r"\bDFMA\b", 256)], "thr_imad": [(r"\bIMAD\b", 256)],
+    "thr_mufu_ex2": [(r"\bMUFU\.EX2\b", 256)], "thr_lop3": [(r"\bLOP3\b", 256)],
+    "atomic_latency_dep<true>": [(r"\bATOMS\b", 1)], "atomic_latency_dep<false>": [(r"\bATOMG?\b", 1)],
+    "atomic_rate<unsigned>": [(r"\bREDG?\.E\.ADD\.STRONG", 1)], "atomic_rate<float>": [(r"\bREDG?\.E\.ADD\.F32", 1)],
 }
 
-# measurement -> (table section, key, transform)
+# measurement -> (table section, key, field)
 TABLE_MAP = {
     "latency.ffma": ("classes", "fp32", "latency_cycles"), "issue_interval.ffma": ("classes", "fp32", "issue_interval_cycles"),
-    # ptxas folds chains of adds (x+y+y... = x+n*y), so the integer ALU is measured with LOP3.
+    # The integer ALU class: IADD3 (the most frequent integer opcode) where its chain compiled, LOP3 otherwise.
     "latency.lop3": ("classes", "int", "latency_cycles"), "issue_interval.lop3": ("classes", "int", "issue_interval_cycles"),
     "latency.imad": ("classes", "imad", "latency_cycles"), "issue_interval.imad": ("classes", "imad", "issue_interval_cycles"),
     "latency.dfma": ("classes", "fp64", "latency_cycles"), "issue_interval.dfma": ("classes", "fp64", "issue_interval_cycles"),
-    "latency.hfma2": ("classes", "fp16", "latency_cycles"),
+    "latency.hfma2": ("classes", "fp16", "latency_cycles"), "issue_interval.hfma2": ("classes", "fp16", "issue_interval_cycles"),
     "latency.mufu_ex2": ("classes", "sfu", "latency_cycles"), "issue_interval.mufu_ex2": ("classes", "sfu", "issue_interval_cycles"),
     "latency.popc": ("classes", "bitcount", "latency_cycles"),
-    "latency.shfl": ("classes", "shuffle", "latency_cycles"),
+    "latency.shfl": ("classes", "shuffle", "latency_cycles"), "issue_interval.shfl": ("classes", "shuffle", "issue_interval_cycles"),
+    "issue_interval.f2i": ("classes", "conv", "issue_interval_cycles"),
     "latency.hmma_16816_f32": ("classes", "tensor_hmma", "latency_cycles"),
-    "issue_interval.hmma_16816_f32": ("classes", "tensor_hmma", "issue_interval_cycles"),
+    "latency.hgmma_64x128x16_f32": ("classes", "tensor_gmma", "latency_cycles"),
     "latency.l1_hit": ("memory", "l1_hit_latency_cycles", None), "latency.l2_hit": ("memory", "l2_hit_latency_cycles", None),
     "latency.dram": ("memory", "dram_latency_cycles", None), "latency.shared": ("memory", "shared_latency_cycles", None),
     "latency.const": ("memory", "const_l1_latency_cycles", None),
     "latency.shared_atomic_1": ("memory", "shared_atomic_latency_cycles", None),
     "latency.global_atomic_1": ("memory", "global_atomic_latency_cycles", None),
     "launch.empty_kernel_back_to_back": ("memory", "launch_overhead_us", None),
+}
+
+# Opcode-level latencies: measurement (minus the partner instruction's own latency for pairs).
+OPCODE_LATENCY = {
+    "IADD3": ("latency.iadd3", None), "SHF": ("latency.shf", None), "LOP3": ("latency.lop3", None),
+    "FADD": ("latency.fadd", None), "FMUL": ("latency.fmul", None), "DADD": ("latency.dadd", None),
+    "F2I": ("latency.f2i", None), "FLO": ("latency.flo", None),
+    "MUFU.SQRT": ("latency.mufu_sqrt", None), "MUFU.EX2": ("latency.mufu_ex2", None),
+    "MUFU.RCP": ("latency.mufu_rcp_fadd", ["latency.fadd"]), "MUFU.SIN": ("latency.mufu_sin_fmul", ["latency.fmul", "latency.fmul"]),
+    "ISETP": ("latency.isetp_sel", ["latency.lop3"]), "FSETP": ("latency.fsetp_fsel", ["latency.fadd"]),
+    "F2F": ("latency.f2f_pair", "half"),
 }
 
 
@@ -75,6 +100,77 @@ def sass_counts(binary):
     return funcs
 
 
+def mangled_is(mangled, name):
+    """Whether an Itanium-mangled kernel name is `name` (`f`, `f<true>`, `f<4>`): _Z8lat_ffmaPxPff
+    is lat_ffma, _Z18atomic_latency_depILb1EEvPjPxij is atomic_latency_dep<true>."""
+    m = re.match(r"(\w+)(?:<(\w+)>)?$", name)
+    base, targ = m.group(1), m.group(2)
+    head = f"_Z{len(base)}{base}"
+    if not mangled.startswith(head):
+        return mangled == name
+    rest = mangled[len(head):]
+    if targ is None:
+        return not rest.startswith("I")
+    code = {"true": "Lb1E", "false": "Lb0E", "float": "fE", "unsigned": "jE", "int": "iE"}.get(targ, f"Li{targ}E")
+    return rest.startswith("I" + code)
+
+
+def atomic_ops_per_update(k, warps=512, per_thread=16):
+    """L2 atomic ops per lane update for microbench.cu's atomic_rate pattern (its xorshift replayed):
+    an op is one pass over one 32 B sector; lanes on distinct words of a sector share a pass, lanes
+    on the same word take one pass each (the model counts ops the same way, from trace addresses)."""
+    ops = updates = 0
+    for w in range(warps):
+        xs = [((w * 32 + l) * 2654435761 + 12345) & 0xFFFFFFFF for l in range(32)]
+        for _ in range(per_thread):
+            words = []
+            for l in range(32):
+                x = xs[l]
+                x ^= (x << 13) & 0xFFFFFFFF
+                x ^= x >> 17
+                x ^= (x << 5) & 0xFFFFFFFF
+                xs[l] = x
+                words.append(x % k)
+            per_sector = {}
+            for wd in words:
+                c = per_sector.setdefault(wd // 8, {})
+                c[wd] = c.get(wd, 0) + 1
+            ops += sum(max(c.values()) for c in per_sector.values())
+            updates += 32
+    return ops / updates
+
+
+def i2f_opcode(funcs):
+    """What cvt.rn.f32.s32 compiled to: I2FP (Hopper's ALU-pipe form) or I2F."""
+    text = next((v for k, v in funcs.items() if mangled_is(k, "lat_i2f")), [])
+    return "I2FP" if any(re.search(r"\bI2FP\b", t) for t in text) else "I2F"
+
+
+def read_sass_listing(path):
+    """The microbench.sass.txt this driver writes: 'Function : name' then indented opcodes."""
+    funcs, cur = {}, None
+    for line in open(path):
+        if line.startswith("Function : "):
+            cur = line.split(":", 1)[1].strip()
+            funcs[cur] = []
+        elif cur:
+            funcs[cur].append(line.strip())
+    return funcs
+
+
+def retable(args):
+    """Rebuild <gpu>.sm_XX.json from a results file (after a change to the table mapping)."""
+    for path in args.retable:
+        r = json.load(open(path))
+        sass = os.path.join(os.path.dirname(path), "microbench.sass.txt")
+        if os.path.exists(sass):
+            r["meta"]["lat_i2f_opcode"] = i2f_opcode(read_sass_listing(sass))
+        table = to_table(r["results"], r["meta"], r["meta"]["arch"])
+        out = path.replace(".results.json", f".{r['meta']['arch']}.json")
+        json.dump(table, open(out, "w"), indent=1)
+        print("wrote", out)
+
+
 def slug(name):
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
@@ -83,20 +179,36 @@ def calibrate(args):
     os.makedirs(args.out, exist_ok=True)
     nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
     binary = os.path.join(args.out, "microbench")
-    run([nvcc, "-O3", f"-arch={args.arch}", "-o", binary, os.path.join(HERE, "microbench.cu")])
+    # Hopper's warpgroup MMA needs the architecture-specific target sm_90a.
+    target = ["-gencode", "arch=compute_90a,code=sm_90a", "-DGPUPERF_HGMMA"] if args.arch == "sm_90" else [f"-arch={args.arch}"]
+    run([nvcc, "-O3", *target, "-I", HERE, "-o", binary, os.path.join(HERE, "microbench.cu")])
     funcs = sass_counts(binary)
+    with open(os.path.join(args.out, "microbench.sass.txt"), "w") as f:
+        for name, lines in funcs.items():
+            f.write(f"Function : {name}\n" + "".join(f"    {l}\n" for l in lines))
     checks = {}
-    for fn, (rx, need) in SASS_CHECKS.items():
-        text = next((v for k, v in funcs.items() if fn in k), None)
-        n = sum(1 for t in (text or []) if re.search(rx, t))
-        checks[fn] = {"pattern": rx, "found": n, "required": need, "ok": n >= need}
-    lines = run([binary] + ([args.only] if args.only else [])).splitlines()
-    device = json.loads(lines[0])
-    results = [json.loads(l) for l in lines[1:] if l.startswith("{")]
+    for fn, wants in SASS_CHECKS.items():
+        text = next((v for k, v in funcs.items() if mangled_is(k, fn)), None)
+        found = [sum(1 for t in (text or []) if re.search(rx, t)) for rx, _ in wants]
+        checks[fn] = {"patterns": [rx for rx, _ in wants], "found": found, "required": [n for _, n in wants],
+                      "ok": text is not None and all(f >= n for f, (_, n) in zip(found, wants))}
+    device, results, failures = None, [], {}
+    for group in ([args.only] if args.only else ["alu", "window", "hmma", "hgmma", "memory"]):
+        p = subprocess.run([binary, group], capture_output=True, text=True)
+        lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
+        if lines:
+            device = device or json.loads(lines[0])
+            results += [json.loads(l) for l in lines[1:]]
+        if p.returncode != 0:
+            failures[group] = p.stderr.strip()[-400:]
+            print(f"group {group} failed (exit {p.returncode}): {failures[group]}", file=sys.stderr)
+    if device is None:
+        sys.exit("calibrate: the benchmark binary produced no output")
     smi = run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,clocks.max.memory", "--format=csv,noheader"]).strip()
     nvcc_ver = run([nvcc, "--version"]).strip().splitlines()[-1]
     today = datetime.date.today().isoformat()
-    meta = {"device": device, "nvidia_smi": smi, "nvcc": nvcc_ver, "date": today, "arch": args.arch}
+    meta = {"device": device, "nvidia_smi": smi, "nvcc": nvcc_ver, "date": today, "arch": args.arch, "failed_groups": failures,
+            "lat_i2f_opcode": i2f_opcode(funcs)}
     # A measurement whose kernel failed its SASS check is reported but not used.
     for r in results:
         k = r["kernel"]
@@ -119,20 +231,106 @@ def to_table(results, meta, arch):
     src = {key: {"kind": "measured", "gpu": meta["device"]["device"], "tool": "gpuperf calibrate/microbench.cu (" + meta["nvcc"] + ")",
                  "date": meta["date"], "driver": meta["nvidia_smi"]}}
     table = {"schema_version": 1, "kind": "arch", "arch": arch, "name": arch + " (measured)", "isa": "volta", "inherits": None,
-             "complete": False, "sources": src, "classes": {}, "memory": {}}
-    by = {r["bench"]: r for r in results if r["sass_ok"] and r["value"] >= 1.0}  # < 1 cycle: the chain was folded
-    for bench, (section, a, b) in TABLE_MAP.items():
-        if bench not in by:
-            continue
-        v = round(by[bench]["value"], 2)
-        if section == "classes":
-            table["classes"].setdefault(a, {})[b] = {"value": v, "source": key}
+             "complete": False, "sources": src, "classes": {}, "opcode_latency_cycles": {}, "opcode_issue_interval_cycles": {},
+             "memory": {}, "cache": {}, "tensor": {}, "curves": {}}
+    by = {r["bench"]: r for r in results if r["sass_ok"] and r["value"] > 0}
+    alu = {k: v for k, v in by.items() if not (k.startswith(("latency.", "issue_interval.")) and v["value"] < 1.0)}  # < 1 cycle: folded
+    val = lambda b: alu[b]["value"] if b in alu else None
+
+    def put(section, k, v, field=None, note=None):
+        e = {"value": round(v, 2), "source": key}
+        if note:
+            e["note"] = note
+        if field:
+            table[section].setdefault(k, {})[field] = e
         else:
-            table["memory"][a] = {"value": v, "source": key}
-    # Only a chase that really missed the TLB (slower than DRAM) yields a penalty.
-    if "latency.dram_tlb_miss" in by and "latency.dram" in by and by["latency.dram_tlb_miss"]["value"] > by["latency.dram"]["value"] * 1.05:
-        table["memory"]["tlb_miss_penalty_cycles"] = {"value": round(by["latency.dram_tlb_miss"]["value"] - by["latency.dram"]["value"], 1),
-                                                       "source": key}
+            table[section][k] = e
+
+    for bench, (section, a, b) in TABLE_MAP.items():
+        if val(bench) is not None:
+            put(section, a, val(bench), b)
+    # The integer ALU class from IADD3 where its chain compiled to IADD3.
+    if val("latency.iadd3") is not None:
+        put("classes", "int", val("latency.iadd3"), "latency_cycles", "IADD3 chain")
+    if val("issue_interval.iadd3") is not None:
+        put("classes", "int", val("issue_interval.iadd3"), "issue_interval_cycles", "IADD3 chains")
+    for op, (bench, partner) in OPCODE_LATENCY.items():
+        v = val(bench)
+        if v is None:
+            continue
+        if partner == "half":
+            put("opcode_latency_cycles", op, v / 2, note=f"half of a dependent pair chain ({bench})")
+        elif partner:
+            if any(val(p) is None for p in partner):
+                continue
+            put("opcode_latency_cycles", op, v - sum(val(p) for p in partner), note=f"{bench} minus {' + '.join(partner)}")
+        else:
+            put("opcode_latency_cycles", op, v)
+    # Hopper converts int32 -> f32 with I2FP on the ALU pipe (the lat_i2f chain compiles to it).
+    i2f = meta.get("lat_i2f_opcode", "I2F")
+    if val("latency.i2f") is not None:
+        put("opcode_latency_cycles", i2f, val("latency.i2f"))
+        if val("issue_interval.i2f") is not None:
+            put("opcode_issue_interval_cycles", i2f, val("issue_interval.i2f"))
+    if val("issue_interval.f2f_pair") is not None:
+        put("opcode_issue_interval_cycles", "F2F", val("issue_interval.f2f_pair") / 2, note="half of the pair chain's interval")
+    # mma.sync: the lowest interval over 1..8 warps per sub-partition (runtime operands). The
+    # constant-operand variant is kept in the results but not used (it reports below the peak).
+    hm = [val(f"issue_interval.hmma_16816_f32_w{w}") for w in (1, 2, 4, 8)]
+    hm = [x for x in hm if x is not None]
+    if hm:
+        put("classes", "tensor_hmma", min(hm), "issue_interval_cycles", "runtime operands, 1-8 warps per sub-partition; event-timed TFLOPS agree")
+    gm = [val(f"issue_interval.hgmma_64x128x16_f32_wg{w}") for w in (1, 2)]
+    gm = [x for x in gm if x is not None]
+    if gm:
+        put("classes", "tensor_gmma", min(gm), "issue_interval_cycles", "HGMMA.64x128x16.F32 per warp per sub-partition; other shapes scale with the FMA rate")
+        put("tensor", "fma_per_cycle_per_subpartition", 64 * 128 * 16 / 4 / min(gm), note="from HGMMA.64x128x16 (one warpgroup per SM)")
+    # Global atomics: the table's value is what a dependent ATOMG adds to an L2 hit.
+    if val("latency.global_atomic_1") is not None and val("latency.l2_hit") is not None:
+        # The round trip depends on which L2 partition holds the word (283-512 cycles on H100/H200
+        # against a 372-378 cycle average L2 hit), so the difference is clamped at zero.
+        put("memory", "global_atomic_latency_cycles", max(0.0, val("latency.global_atomic_1") - val("latency.l2_hit")),
+            note=f"dependent ATOMG round trip {val('latency.global_atomic_1'):g} minus the average L2-hit chase {val('latency.l2_hit'):g}, at least 0")
+    if val("bandwidth.l1_per_sm") is not None:
+        put("memory", "l1_bytes_per_cycle", val("bandwidth.l1_per_sm"), note="16 B loads hitting L1, 32 warps per SM")
+        put("memory", "l1_wavefronts_per_cycle", val("bandwidth.l1_per_sm") / 128, note="l1_bytes_per_cycle / 128 B per wavefront")
+    clock_ghz = meta["device"]["max_clock_mhz"] / 1000.0
+
+    def curve(name, benches, xs, scale=1.0, note=None):
+        pts = [(x, val(b)) for x, b in zip(xs, benches) if val(b) is not None]
+        if len(pts) >= 2:
+            table["curves"][name] = {"x": [p[0] for p in pts], "y": [round(p[1] * scale, 4) for p in pts], "source": key}
+            if note:
+                table["curves"][name]["note"] = note
+
+    cont = [1, 2, 4, 8, 16, 32]
+    curve("shared_atomic_latency_vs_contention", [f"latency.shared_atomic_{n}" for n in cont], cont, note="dependent ATOMS chain, n lanes on one word")
+    curve("global_atomic_latency_vs_contention", [f"latency.global_atomic_{n}" for n in cont], cont, note="dependent ATOMG chain, n lanes on one word")
+    ks = [1, 8, 32, 256, 4096, 65536, 1 << 20]
+    for t, name in (("u32", "global_atomic_ops_per_cycle_vs_addresses"), ("f32", "global_atomic_f32_ops_per_cycle_vs_addresses")):
+        pts = [(k, val(f"atomic_rate.global_{t}_k{k}")) for k in ks if val(f"atomic_rate.global_{t}_k{k}") is not None]
+        if len(pts) >= 2:
+            table["curves"][name] = {"x": [k for k, _ in pts], "y": [round(v / clock_ghz * atomic_ops_per_update(k), 4) for k, v in pts], "source": key,
+                                     "note": f"RED.ADD ({t}) from a full grid over k consecutive words at random; L2 atomic ops (sector passes) "
+                                             f"per cycle of the {meta['device']['max_clock_mhz']} MHz SM clock"}
+    gib = [0.5, 1, 2, 4, 8, 16, 24, 32, 48, 64, 80]
+    curve("l2_hit_latency_vs_footprint_gib", [f"tlb.footprint_gib_{g:g}" for g in gib], gib,
+          note="L2-hit chase, 34 MiB + 128 B stride: no TLB-miss knee up to the largest footprint")
+    tl = [g for g in gib if val(f"tlb.footprint_gib_{g:g}") is not None]
+    if tl:
+        ys = [val(f"tlb.footprint_gib_{g:g}") for g in tl]
+        base = min(ys)
+        knee = next((g for g, y in zip(tl, ys) if g > 1 and y > base * 1.5), None)
+        if knee is None:
+            put("cache", "l2_tlb_coverage_mib", tl[-1] * 1024, note="lower bound: no TLB-miss knee up to this footprint")
+        else:
+            put("cache", "l2_tlb_coverage_mib", knee * 1024 / 2, note="half the first footprint whose latency rose by half")
+            put("memory", "tlb_miss_penalty_cycles", max(ys) - base)
+    curve("add_cpi_vs_timing_window", [f"window_cpi.{n}" for n in (1, 2, 3, 4, 8, 64)], [1, 2, 3, 4, 8, 64],
+          note="F1 Table I's experiment: cycles between two clock reads / independent add.u32 in between")
+    for sec in list(table):
+        if isinstance(table[sec], dict) and not table[sec] and sec not in ("sources",):
+            del table[sec]
     return table
 
 
@@ -143,32 +341,52 @@ def merge(args):
     for t in tables:
         target["sources"].update(t["sources"])
     keys = " + ".join(sorted(k for t in tables for k in t["sources"]))
-    for section in ("classes", "memory"):
+
+    def mean_entry(vals, old):
+        mean = round(sum(x["value"] for x in vals) / len(vals), 2)
+        entry = {"value": mean, "source": sorted({x["source"] for x in vals})[0]}
+        notes = [x["note"] for x in vals if "note" in x]
+        parts = ([notes[0]] if notes else []) + (["mean of " + ", ".join(f"{x['source']}={x['value']}" for x in vals)] if len(vals) > 1 else [])
+        if parts:
+            entry["note"] = "; ".join(parts)
+        if old and "scope" in old:
+            entry["scope"] = old["scope"]
+        return entry
+
+    for section in ("classes", "opcode_latency_cycles", "opcode_issue_interval_cycles", "memory", "cache", "tensor"):
         entries = {}
         for t in tables:
-            for k, v in t[section].items():
+            for k, v in t.get(section, {}).items():
                 if section == "classes":
-                    for field, val in v.items():
-                        entries.setdefault((k, field), []).append(val)
+                    for field, x in v.items():
+                        entries.setdefault((k, field), []).append(x)
                 else:
                     entries.setdefault((k, None), []).append(v)
         for (k, field), vals in entries.items():
-            mean = round(sum(x["value"] for x in vals) / len(vals), 2)
-            srcs = sorted({x["source"] for x in vals})
-            src = srcs[0] if len(srcs) == 1 else srcs[0]
-            note = "mean of " + ", ".join(f"{x['source']}={x['value']}" for x in vals) if len(vals) > 1 else None
-            entry = {"value": mean, "source": src}
-            if note:
-                entry["note"] = note
             if section == "classes":
-                cur = target["classes"].setdefault(k, {})
-                old = cur.get(field, {})
-                if "scope" in old:
-                    entry["scope"] = old["scope"]
-                cur[field] = entry
+                cur = target.setdefault("classes", {}).setdefault(k, {})
+                cur[field] = mean_entry(vals, cur.get(field))
+            elif section == "cache" and k.endswith("coverage_mib"):  # a lower bound: the smallest is safe
+                lo = min(vals, key=lambda x: x["value"])
+                target.setdefault(section, {})[k] = dict(lo)
             else:
-                target.setdefault("memory", {})[k] = entry
+                target.setdefault(section, {})[k] = mean_entry(vals, target.get(section, {}).get(k))
+    curves = {}
+    for t in tables:
+        for k, c in t.get("curves", {}).items():
+            curves.setdefault(k, []).append(c)
+    for k, cs in curves.items():
+        xs = cs[0]["x"]
+        same = [c for c in cs if c["x"] == xs]
+        c = {"x": xs, "y": [round(sum(c["y"][i] for c in same) / len(same), 4) for i in range(len(xs))], "source": same[0]["source"]}
+        note = cs[0].get("note", "")
+        if len(same) > 1:
+            note += ("; " if note else "") + "mean of " + ", ".join(x["source"] for x in same)
+        if note:
+            c["note"] = note
+        target.setdefault("curves", {})[k] = c
     json.dump(target, open(args.into, "w"), indent=1)
+    open(args.into, "a").write("\n")
     print(f"merged {keys} into {args.into}")
 
 
@@ -179,8 +397,11 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--merge", nargs="*")
     ap.add_argument("--into")
+    ap.add_argument("--retable", nargs="*", help="rebuild table files from RESULTS.json files")
     args = ap.parse_args()
-    if args.merge:
+    if args.retable:
+        retable(args)
+    elif args.merge:
         merge(args)
     else:
         calibrate(args)

@@ -292,3 +292,17 @@ TEST_CASE("a streaming kernel is DRAM-bound at the catalog bandwidth") {
     CHECK(k.time_us == doctest::Approx(bytes / (g.dram_bandwidth_gbs * g.dram_efficiency * 1e3) + g.launch_overhead_us).epsilon(1e-3));
   }
 }
+
+TEST_CASE("global atomics: a one-bin histogram is bound by the L2's serial updates (H100 trace)") {
+  // bench/corpus/atomic_kernels.cu hist_global_1bin_1M, first 16 CTAs traced on an H100; measured
+  // 769.9 us with CUDA events. The atomic rate curve comes from calibrate/microbench.cu only.
+  Application app = load(std::string(GPUPERF_TEST_DIR) + "/../bench/corpus/h100/atomics/traces/kernel-1.traceg.xz");
+  REQUIRE(app.kernels.size() == 1);
+  auto k = std::make_shared<const Kernel>(app.kernels[0]);
+  PredictOptions o;
+  o.warm_l2 = true;
+  auto r = Predictor(k).predict(GpuSpec::from_catalog(tables(), "h100"), o);
+  CHECK(r.bottleneck == "atomics");
+  CHECK(r.bounds.atomics > 100 * r.bounds.issue);
+  CHECK(r.time_us == doctest::Approx(802.5).epsilon(0.01));
+}

@@ -106,8 +106,12 @@ inline InstrDesc make_descriptor(const std::string& opcode, const ArchTable& arc
   };
   const ClassCost* cc = cit != arch.classes.end() ? &cit->second : nullptr;
   auto applies = [&](const Sourced& o, const Sourced& cls) { return !cc || rank(o.file) <= rank(cls.file); };
+  // Opcode-specific values: the base mnemonic ("F2I"), then a modifier form ("MUFU.RCP").
   if (auto o = arch.opcode_latency.find(base); o != arch.opcode_latency.end() && (!cc || applies(o->second, cc->latency))) d.latency = o->second.value;
-  // Opcode-specific intervals: the base mnemonic ("F2I"), then a modifier form ("MUFU.TANH").
+  for (auto m : t.modifiers) {
+    auto o = arch.opcode_latency.find(base + "." + std::string(m));
+    if (o != arch.opcode_latency.end() && (!cc || applies(o->second, cc->latency))) d.latency = o->second.value;
+  }
   if (auto o = arch.opcode_issue_interval.find(base); o != arch.opcode_issue_interval.end() && (!cc || applies(o->second, cc->issue_interval)))
     d.issue_interval = o->second.value;
   for (auto m : t.modifiers) {

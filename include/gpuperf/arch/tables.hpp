@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -37,6 +38,31 @@ struct ClassCost {
   bool present = false;
 };
 
+// A measured relation y(x), e.g. atomic latency against the number of lanes hitting one address.
+// Read piecewise-linearly in log2(x), clamped to the measured range.
+struct Curve {
+  std::vector<double> x, y;
+  std::string source, file;
+  double at(double v) const {
+    if (x.empty()) return 0;
+    if (v <= x.front()) return y.front();
+    if (v >= x.back()) return y.back();
+    std::size_t i = 1;
+    while (x[i] < v) ++i;
+    double l0 = std::log2(x[i - 1]), l1 = std::log2(x[i]), t = (std::log2(v) - l0) / (l1 - l0);
+    return y[i - 1] + t * (y[i] - y[i - 1]);
+  }
+};
+
+// A PTX instruction's SASS expansion and the cycles a seed measured for it (F1 Table V rows
+// that are sequences): reference data, not a model input; the tests check that every SASS
+// opcode named in them has a class.
+struct PtxSequence {
+  std::vector<std::string> sass;
+  double cycles_min = 0, cycles_max = 0;
+  std::string source, file;
+};
+
 // An architecture after inheritance is resolved.
 struct ArchTable {
   std::string arch;       // "sm_80"
@@ -49,6 +75,8 @@ struct ArchTable {
   std::map<std::string, Sourced> opcode_latency, opcode_issue_interval;
   std::map<std::string, Sourced> memory, cache, occupancy, tensor;
   std::vector<int> shared_carveouts_kib;
+  std::map<std::string, Curve> curves;
+  std::map<std::string, PtxSequence> ptx_sequences;
   std::map<std::string, json> sources;   // merged source map (key -> description)
   std::vector<std::string> chain;        // inheritance chain, most specific first
 
@@ -59,6 +87,10 @@ struct ArchTable {
     auto it = m.find(k);
     if (it == m.end()) throw TableError("table value '" + k + "' is missing (after inheritance)");
     return it->second.value;
+  }
+  const Curve* curve(const std::string& k) const {
+    auto it = curves.find(k);
+    return it == curves.end() ? nullptr : &it->second;
   }
   std::string source_of(const std::map<std::string, Sourced>& m, const std::string& k) const {
     auto it = m.find(k);
@@ -293,15 +325,19 @@ inline const std::map<std::string, Range>& memory_ranges() {
       {"l1_hit_latency_cycles", {5, 200}}, {"l2_hit_latency_cycles", {50, 1000}}, {"dram_latency_cycles", {100, 2000}},
       {"tlb_miss_penalty_cycles", {0, 5000}}, {"shared_latency_cycles", {5, 100}}, {"const_l1_latency_cycles", {5, 200}},
       {"const_l15_latency_cycles", {10, 500}}, {"const_l2_latency_cycles", {50, 1000}}, {"shared_atomic_latency_cycles", {1, 500}},
-      {"global_atomic_latency_cycles", {5, 2000}}, {"l1_wavefronts_per_cycle", {0.1, 8}}, {"shared_wavefronts_per_cycle", {0.1, 8}},
-      {"launch_overhead_us", {0, 50}}};
+      {"global_atomic_latency_cycles", {0, 2000}}, {"l1_wavefronts_per_cycle", {0.1, 8}}, {"shared_wavefronts_per_cycle", {0.1, 8}},
+      {"launch_overhead_us", {0, 50}}, {"l1_bytes_per_cycle", {8, 1024}}, {"shared_bytes_per_cycle", {8, 1024}}};
   return r;
 }
 inline const std::map<std::string, Range>& cache_ranges() {
   static const std::map<std::string, Range> r = {
       {"sector_bytes", {8, 256}}, {"l1_line_bytes", {32, 512}}, {"l1_assoc", {1, 1024}}, {"l2_line_bytes", {32, 512}},
       {"l2_assoc", {1, 128}}, {"l1_shared_combined_kib", {16, 1024}}, {"shared_carveouts_kib", {0, 1024}}, {"shared_banks", {8, 64}},
-      {"shared_bank_bytes", {4, 8}}, {"register_banks", {1, 8}}, {"register_bank_bits", {32, 128}}};
+      {"shared_bank_bytes", {4, 8}}, {"register_banks", {1, 8}}, {"register_bank_bits", {32, 128}},
+      {"l1_tlb_coverage_mib", {1, 1e6}}, {"l1_tlb_page_kib", {4, 1e6}}, {"l2_tlb_coverage_mib", {1, 1e7}}, {"l2_tlb_page_kib", {4, 1e6}},
+      {"l3_tlb_coverage_mib", {1, 1e7}}, {"l3_tlb_page_kib", {4, 1e6}},
+      {"const_l1_kib", {0.5, 1024}}, {"const_l1_line_bytes", {16, 512}}, {"const_l1_assoc", {1, 64}}, {"const_l15_kib", {1, 4096}},
+      {"const_l15_line_bytes", {16, 1024}}};
   return r;
 }
 inline const std::map<std::string, Range>& occupancy_ranges() {
@@ -311,6 +347,18 @@ inline const std::map<std::string, Range>& occupancy_ranges() {
       {"register_alloc_unit", {64, 1024}}, {"warp_alloc_granularity", {1, 8}}, {"shared_alloc_unit_bytes", {32, 1024}},
       {"reserved_shared_per_block_bytes", {0, 4096}}, {"max_shared_per_sm_kib", {16, 1024}}, {"max_shared_per_block_kib", {16, 1024}},
       {"default_shared_per_block_kib", {16, 1024}}, {"max_barriers_per_sm", {1, 64}}};
+  return r;
+}
+// Known curves: the range of x and of y (units in the names; see latency_tables/README.md).
+struct CurveSpec { Range x, y; };
+inline const std::map<std::string, CurveSpec>& curve_specs() {
+  static const std::map<std::string, CurveSpec> r = {
+      {"shared_atomic_latency_vs_contention", {{1, 32}, {1, 10000}}},
+      {"global_atomic_latency_vs_contention", {{1, 32}, {1, 10000}}},
+      {"global_atomic_ops_per_cycle_vs_addresses", {{1, 1e9}, {0.001, 1000}}},
+      {"global_atomic_f32_ops_per_cycle_vs_addresses", {{1, 1e9}, {0.001, 1000}}},
+      {"l2_hit_latency_vs_footprint_gib", {{0.01, 1024}, {10, 10000}}},
+      {"add_cpi_vs_timing_window", {{1, 4096}, {0.01, 100}}}};
   return r;
 }
 inline const std::map<std::string, Range>& gpu_ranges() {
@@ -431,7 +479,8 @@ inline void Tables::resolve_arch(const std::string& name, std::vector<std::strin
   t.chain.insert(t.chain.begin(), name);
   try { t.sm_version = std::stoi(name.substr(3)); } catch (...) { throw TableError(file + ": arch '" + name + "' is not of the form sm_NN"); }
   static const std::set<std::string> top = {"schema_version", "kind", "arch", "name", "isa", "inherits", "complete", "sources", "sub_partitions",
-                                            "classes", "opcode_latency_cycles", "opcode_issue_interval_cycles", "memory", "cache", "occupancy", "tensor"};
+                                            "classes", "opcode_latency_cycles", "opcode_issue_interval_cycles", "memory", "cache", "occupancy", "tensor",
+                                            "curves", "ptx_sequences"};
   for (auto& [k, v] : j.items()) if (!top.count(k)) note(file, "unknown top-level key '" + k + "'");
   check_sources(j, file);
   json sources = j.value("sources", json::object());
@@ -479,6 +528,57 @@ inline void Tables::resolve_arch(const std::string& name, std::vector<std::strin
   read_map("cache", t.cache, &detail::cache_ranges());
   read_map("occupancy", t.occupancy, &detail::occupancy_ranges());
   read_map("tensor", t.tensor, nullptr);
+  if (j.contains("curves")) {
+    if (!j["curves"].is_object()) note(file, "curves: expected an object of named curves");
+    else for (auto& [k, v] : j["curves"].items()) {
+      auto spec = detail::curve_specs().find(k);
+      if (spec == detail::curve_specs().end()) { note(file, "curves: unknown curve '" + k + "'"); continue; }
+      std::string what = "curves." + k;
+      if (!v.is_object() || !v.contains("x") || !v.contains("y") || !v.contains("source") || !v["x"].is_array() || !v["y"].is_array()) {
+        note(file, what + ": expected {\"x\": [...], \"y\": [...], \"source\": ...}");
+        continue;
+      }
+      for (auto& [f, x] : v.items()) if (f != "x" && f != "y" && f != "source" && f != "note") note(file, what + ": unknown key '" + f + "'");
+      Curve c;
+      c.file = file;
+      c.source = v["source"].is_string() ? v["source"].get<std::string>() : "";
+      if (!sources.contains(c.source)) note(file, what + ": source '" + c.source + "' is not in this file's sources");
+      bool ok = v["x"].size() == v["y"].size() && !v["x"].empty();
+      if (!ok) note(file, what + ": x and y need the same, non-zero number of points");
+      for (std::size_t i = 0; ok && i < v["x"].size(); ++i) {
+        if (!v["x"][i].is_number() || !v["y"][i].is_number()) { note(file, what + ": points must be numbers"); ok = false; break; }
+        double x = v["x"][i].get<double>(), y = v["y"][i].get<double>();
+        if (x < spec->second.x.lo || x > spec->second.x.hi) note(file, what + ": x " + fmt(x) + " outside [" + fmt(spec->second.x.lo) + ", " + fmt(spec->second.x.hi) + "]");
+        if (y < spec->second.y.lo || y > spec->second.y.hi) note(file, what + ": y " + fmt(y) + " outside [" + fmt(spec->second.y.lo) + ", " + fmt(spec->second.y.hi) + "]");
+        if (!c.x.empty() && x <= c.x.back()) { note(file, what + ": x must increase"); ok = false; break; }
+        c.x.push_back(x);
+        c.y.push_back(y);
+      }
+      if (ok) t.curves[k] = std::move(c);
+    }
+  }
+  if (j.contains("ptx_sequences")) {
+    for (auto& [ptx, v] : j["ptx_sequences"].items()) {
+      std::string what = "ptx_sequences." + ptx;
+      if (!v.is_object() || !v.contains("sass") || !v["sass"].is_array() || !v.contains("cycles") || !v["cycles"].is_array() ||
+          v["cycles"].size() != 2 || !v.contains("source")) {
+        note(file, what + ": expected {\"sass\": [opcodes], \"cycles\": [min, max], \"source\": ...}");
+        continue;
+      }
+      for (auto& [f, x] : v.items()) if (f != "sass" && f != "cycles" && f != "source" && f != "note") note(file, what + ": unknown key '" + f + "'");
+      PtxSequence q;
+      q.file = file;
+      q.source = v["source"].is_string() ? v["source"].get<std::string>() : "";
+      if (!sources.contains(q.source)) note(file, what + ": source '" + q.source + "' is not in this file's sources");
+      for (auto& o : v["sass"]) if (o.is_string()) q.sass.push_back(o.get<std::string>()); else note(file, what + ": sass entries must be strings");
+      if (v["cycles"][0].is_number() && v["cycles"][1].is_number()) {
+        q.cycles_min = v["cycles"][0].get<double>();
+        q.cycles_max = v["cycles"][1].get<double>();
+        if (q.cycles_min < 0 || q.cycles_max < q.cycles_min || q.cycles_max > 10000) note(file, what + ": cycles must satisfy 0 <= min <= max <= 10000");
+      } else note(file, what + ": cycles must be numbers");
+      t.ptx_sequences[ptx] = std::move(q);
+    }
+  }
   arch_[name] = std::move(t);
   stack.pop_back();
 }
@@ -536,6 +636,15 @@ inline std::vector<TableIssue> Tables::check() const {
           out.push_back({file, std::string(m == &a.opcode_latency ? "opcode_latency_cycles" : "opcode_issue_interval_cycles") + ": '" + op +
                                    "' is not an opcode of ISA " + a.isa});
       }
+    // Every SASS opcode a seed names in a PTX expansion must have a class of its own (exact
+    // base mnemonic), not the prefix fallback.
+    for (auto& [ptx, q] : a.ptx_sequences) {
+      if (q.file != file) continue;
+      for (auto& op : q.sass) {
+        auto base = op.substr(0, op.find('.'));
+        if (!isa.base_class.count(base)) out.push_back({file, "ptx_sequences." + ptx + ": SASS opcode '" + op + "' is not an opcode of ISA " + a.isa});
+      }
+    }
     if (a.complete && !all_own) out.push_back({file, "marked complete but some classes only have inherited values"});
     static const char* need_mem[] = {"l1_hit_latency_cycles", "l2_hit_latency_cycles", "dram_latency_cycles", "shared_latency_cycles", "launch_overhead_us"};
     for (auto k : need_mem) if (!a.memory.count(k)) out.push_back({file, std::string("memory.") + k + " missing (after inheritance)"});

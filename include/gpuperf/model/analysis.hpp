@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "gpuperf/model/memory.hpp"
@@ -37,6 +38,17 @@ struct PcStats {
   double group_footprint_sectors = 0;
 };
 
+// Global atomics' address distribution (dynamic traces with addresses): what the L2's atomic
+// units serialize on. An op is one pass over one 32 B sector: lanes of a request on distinct
+// words of a sector share a pass, lanes on the same word take one pass each.
+struct AtomicProfile {
+  double ops_int = 0, ops_float = 0;  // L2 atomic ops, scaled to the grid
+  double updates = 0;                 // lane updates, scaled to the grid
+  double hot_updates = 0;             // updates of the most-updated word, scaled to the grid
+  double effective_words = 0;         // participation ratio (sum c)^2 / sum c^2, for the grid
+  bool present() const { return ops_int + ops_float > 0; }
+};
+
 struct KernelAnalysis {
   std::shared_ptr<const Kernel> kernel;
   std::vector<PcStats> pcs;                 // parallel to kernel->program
@@ -47,6 +59,7 @@ struct KernelAnalysis {
   bool has_addresses = false;
   bool dynamic = false;
   std::vector<std::uint8_t> dyn_wavefronts; // per dynamic instruction (simulation MIO cost)
+  AtomicProfile atomics;
   // CTAs available for simulation: each a list of warp indices into kernel->warps.
   std::vector<std::vector<std::uint32_t>> ctas;
 };
@@ -66,6 +79,67 @@ void interleave(const Kernel& k, const std::vector<std::uint32_t>& warps, F&& fn
       const auto& ws = k.warps[w];
       if (ws.begin + p < ws.end) fn(w, ws.begin + p);
     }
+}
+
+inline bool is_global_atomic(const StaticInstr& s) {
+  return (s.mem_op == MemOp::atomic || s.mem_op == MemOp::reduction) &&
+         (s.space == MemSpace::global || s.space == MemSpace::generic);
+}
+
+// Per-word update counts over the traced CTAs. The traced CTAs stand for the grid: words that
+// every CTA shares (a histogram's bins) keep their number, words private to a CTA (per-block
+// counters) multiply with the grid; the overlap between CTAs decides between the two.
+inline void profile_atomics(const Kernel& k, KernelAnalysis& a) {
+  std::unordered_map<std::uint64_t, double> count;
+  double per_cta_distinct = 0, ints = 0, floats = 0, updates = 0;
+  std::size_t ctas_with_atomics = 0;
+  std::unordered_map<std::uint64_t, std::unordered_set<std::uint64_t>> cta_words;
+  for (std::uint32_t w = 0; w < k.warps.size(); ++w) {
+    const auto& ws = k.warps[w];
+    std::uint64_t cta = cta_key(ws.cta);
+    for (std::uint64_t di = ws.begin; di < ws.end; ++di) {
+      const auto& d = k.dyn[di];
+      const auto& s = k.program[d.static_index];
+      if (!is_global_atomic(s) || d.addr_count == 0) continue;
+      bool is_float = s.opcode.find(".F32") != std::string::npos || s.opcode.find(".F16") != std::string::npos ||
+                      s.opcode.find(".F64") != std::string::npos || s.opcode.find(".BF16") != std::string::npos;
+      std::uint64_t words[64];
+      unsigned n = std::min<unsigned>(d.addr_count, 64);
+      for (unsigned l = 0; l < n; ++l) {
+        words[l] = k.addresses[d.addr_begin + l] >> 2;
+        count[words[l]] += 1;
+        cta_words[cta].insert(words[l]);
+      }
+      // Passes per sector: the largest number of lanes on one word of it.
+      std::sort(words, words + n);
+      double ops = 0;
+      for (unsigned l = 0, run = 0, best = 0; l < n; ++l) {
+        run = (l > 0 && words[l] == words[l - 1]) ? run + 1 : 1;
+        bool sector_end = l + 1 == n || (words[l + 1] >> 3) != (words[l] >> 3);
+        best = std::max(best, run);
+        if (sector_end) { ops += best; best = 0; }
+      }
+      (is_float ? floats : ints) += ops;
+      updates += n;
+    }
+  }
+  if (count.empty()) return;
+  for (auto& entry : cta_words) {
+    per_cta_distinct += static_cast<double>(entry.second.size());
+    ++ctas_with_atomics;
+  }
+  double sum_sq = 0, hot = 0;
+  for (auto& [wd, c] : count) { sum_sq += c * c; hot = std::max(hot, c); }
+  double distinct = static_cast<double>(count.size());
+  double mean_cta = per_cta_distinct / static_cast<double>(ctas_with_atomics);
+  // 0 when every CTA touches the same words, 1 when CTAs' words are disjoint.
+  double disjoint = per_cta_distinct > mean_cta ? std::clamp((distinct - mean_cta) / (per_cta_distinct - mean_cta), 0.0, 1.0) : 0.0;
+  double grow = 1 + disjoint * (a.scale - 1);
+  a.atomics.ops_int = ints * a.scale;
+  a.atomics.ops_float = floats * a.scale;
+  a.atomics.updates = updates * a.scale;
+  a.atomics.effective_words = updates * updates / sum_sq * grow;
+  a.atomics.hot_updates = hot * a.scale / grow;
 }
 
 }  // namespace detail
@@ -158,6 +232,7 @@ inline KernelAnalysis analyze(std::shared_ptr<const Kernel> kp) {
         a.dyn_wavefronts[di] = static_cast<std::uint8_t>(std::min(255u, wf));
       }
     }
+    if (a.has_addresses) detail::profile_atomics(k, a);
     for (std::size_t i = 0; i < k.program.size(); ++i) {
       auto& p = a.pcs[i];
       if (reqs[i] == 0) continue;

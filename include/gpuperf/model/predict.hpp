@@ -47,6 +47,16 @@ inline double issue(double warps_per_subpartition, double instrs_per_warp) { ret
 inline double unit(double warps_per_subpartition, double busy_cycles_per_warp) { return warps_per_subpartition * busy_cycles_per_warp; }
 // The SM's L1/shared pipeline serves `rate` wavefronts per cycle.
 inline double mio(double wavefronts_per_sm, double rate) { return rate > 0 ? wavefronts_per_sm / rate : 0; }
+// Global atomics through the L2's atomic units, in cycles: all ops at the rate measured for a
+// spread over as many words, but never faster than the hottest word's serial updates.
+inline double atomics(double ops_int, double ops_float, double effective_words, double hot_updates, const Curve& rate_int,
+                      const Curve* rate_float) {
+  const Curve& rf = rate_float ? *rate_float : rate_int;
+  double k = std::max(1.0, effective_words);
+  double spread = ops_int / rate_int.at(k) + ops_float / rf.at(k);
+  double hot_rate = ops_float > ops_int ? rf.at(1) : rate_int.at(1);
+  return std::max(spread, hot_updates / hot_rate);
+}
 // Bytes over a bandwidth in GB/s, in cycles of a clock in MHz.
 inline double bandwidth(double bytes, double gbs, double clock_mhz) { return gbs > 0 ? bytes / (gbs * 1e3) * clock_mhz : 0; }
 // Rounds of resident CTAs on the busiest SM: full rounds and the CTAs of the last one.
@@ -672,13 +682,21 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   double dram_bytes = ms.dram_read_bytes + ms.dram_write_bytes;
   rep.bounds.dram = bound::bandwidth(dram_bytes, dram_gbs, g.sm_clock_mhz);
   rep.bounds.l2 = bound::bandwidth(ms.l2_bytes, g.l2_bandwidth_gbs, g.sm_clock_mhz);
-  rep.cycles = std::max({sm_cycles, rep.bounds.dram, rep.bounds.l2});
+  if (const Curve* rate = a.curve("global_atomic_ops_per_cycle_vs_addresses"); rate && an.atomics.present())
+    rep.bounds.atomics = bound::atomics(an.atomics.ops_int, an.atomics.ops_float, an.atomics.effective_words, an.atomics.hot_updates,
+                                        *rate, a.curve("global_atomic_f32_ops_per_cycle_vs_addresses"));
+  rep.cycles = std::max({sm_cycles, rep.bounds.dram, rep.bounds.l2, rep.bounds.atomics});
   rep.launch_overhead_us = g.launch_overhead_us;
   rep.time_us = g.cycles_to_us(rep.cycles) + g.launch_overhead_us;
   // Bottleneck.
   auto& B = rep.bounds;
   if (rep.cycles == B.dram && B.dram >= sm_cycles) { rep.bottleneck = "dram"; rep.bottleneck_detail = "DRAM bandwidth (" + std::to_string(int(dram_bytes / 1e6)) + " MB)"; }
   else if (rep.cycles == B.l2 && B.l2 >= sm_cycles) { rep.bottleneck = "l2"; rep.bottleneck_detail = "L2 bandwidth"; }
+  else if (rep.cycles == B.atomics && B.atomics >= sm_cycles) {
+    rep.bottleneck = "atomics";
+    rep.bottleneck_detail = "L2 atomic serialization (" + std::to_string(static_cast<long long>(an.atomics.updates)) +
+                            " updates over ~" + std::to_string(static_cast<long long>(an.atomics.effective_words)) + " words)";
+  }
   else {
     std::vector<std::pair<double, std::string>> c = {{B.issue, "issue"}, {B.functional_unit, "functional_unit"}, {B.latency, "latency"},
                                                      {B.shared_memory, "shared_memory"}, {B.l1, "l1"}};

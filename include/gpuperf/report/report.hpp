@@ -51,10 +51,11 @@ struct PerPcRow {
 // Lower bounds on the kernel's time, each in cycles; the largest is the bottleneck.
 struct Bounds {
   double issue = 0, functional_unit = 0, latency = 0, shared_memory = 0, l1 = 0, l2 = 0, dram = 0;
+  double atomics = 0;        // L2 atomic units: same-word updates serialize (measured rate curves)
   std::string busiest_unit;  // class of the functional-unit bound
   std::map<std::string, double> as_map() const {
     return {{"issue", issue}, {"functional_unit", functional_unit}, {"latency", latency}, {"shared_memory", shared_memory},
-            {"l1", l1}, {"l2", l2}, {"dram", dram}};
+            {"l1", l1}, {"l2", l2}, {"dram", dram}, {"atomics", atomics}};
   }
 };
 

@@ -117,7 +117,7 @@ inline std::string to_text(const KernelReport& k, bool per_pc = false, std::size
   const auto& b = k.bounds;
   line("bounds (cycles)", "issue " + fmtd("%.0f", b.issue) + ", unit " + fmtd("%.0f", b.functional_unit) + (b.busiest_unit.empty() ? "" : " (" + b.busiest_unit + ")") +
                               ", latency " + fmtd("%.0f", b.latency) + ", shared " + fmtd("%.0f", b.shared_memory) + ", L1 " + fmtd("%.0f", b.l1) +
-                              ", L2 " + fmtd("%.0f", b.l2) + ", DRAM " + fmtd("%.0f", b.dram));
+                              ", L2 " + fmtd("%.0f", b.l2) + ", DRAM " + fmtd("%.0f", b.dram) + (b.atomics > 0 ? ", atomics " + fmtd("%.0f", b.atomics) : ""));
   const auto& oc = k.occupancy;
   line("occupancy", fmtd("%.0f%%", 100 * oc.occupancy) + " (" + std::to_string(oc.blocks_per_sm) + " CTAs x " + std::to_string(oc.warps_per_block) +
                         " warps/SM, limited by " + oc.limiter + "; limits: warps " + std::to_string(oc.limit_warps) + ", regs " +
