@@ -36,7 +36,7 @@ def test_tracer_counts_equal_ncu_per_pc(gpu):
 def test_dataset_predicts(ds):
     t = gpuperf.load([str(ds / "ncu_source.csv.xz"), str(ds / "ncu_raw.csv.xz")])
     r = gpuperf.predict(t, ds.parent.name, per_pc=False)
-    assert len(r.kernels) == len(t) > 20
+    assert len(r.kernels) == len(t) >= 10  # devsample 48, corpus 23, atomics 10 launches
     assert all(k.time_us > 0 for k in r.kernels)
     traces = sorted((ds / "traces").glob("kernel-*.traceg.xz"))
     assert len(traces) == len(t)
