@@ -7,6 +7,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -403,6 +404,31 @@ static void emit(const char* bench, double v, const char* unit, const char* kern
   fflush(stdout);
 }
 
+// Cycles of the slowest of `n` CTAs, each of which wrote its clock64 span to cycles[blockIdx.x].
+static long long slowest_cta(const long long* dev_cycles, int n) {
+  std::vector<long long> cs(n);
+  CK(cudaMemcpy(cs.data(), dev_cycles, sizeof(long long) * n, cudaMemcpyDeviceToHost));
+  return *std::max_element(cs.begin(), cs.end());
+}
+
+// Milliseconds of the GPU work `launch` enqueues, between two events.
+template <class F>
+static float elapsed_ms(F launch) {
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  cudaEventRecord(e0);
+  launch();
+  cudaEventRecord(e1);
+  CK(cudaGetLastError());
+  CK(cudaEventSynchronize(e1));
+  float ms;
+  cudaEventElapsedTime(&ms, e0, e1);
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return ms;
+}
+
 template <class T, class K>
 static void alu(const char* name, K lat, K thr, T seed, const char* lat_kernel, const char* thr_kernel, double lat_instrs = CHAIN,
                 double thr_instrs_per_warp = double(CHAIN) * ITERS) {
@@ -422,10 +448,7 @@ static void alu(const char* name, K lat, K thr, T seed, const char* lat_kernel, 
     thr<<<sms, 1024>>>(cyc, sink, seed);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
-    std::vector<long long> cs(sms);
-    CK(cudaMemcpy(cs.data(), cyc, sizeof(long long) * sms, cudaMemcpyDeviceToHost));
-    long long mx = 0;
-    for (auto x : cs) mx = std::max(mx, x);
+    long long mx = slowest_cta(cyc, sms);
     // 32 warps per SM = 8 per sub-partition, each CHAIN*ITERS instructions.
     snprintf(b, sizeof b, "issue_interval.%s", name);
     emit(b, double(mx) / (8.0 * thr_instrs_per_warp), "cycles", thr_kernel);
@@ -539,34 +562,19 @@ int main(int argc, char** argv) {
     thr_hmma<<<sms, 1024>>>(cyc, sink);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
-    std::vector<long long> cs(sms);
-    CK(cudaMemcpy(cs.data(), cyc, 8 * sms, cudaMemcpyDeviceToHost));
-    long long mx = 0;
-    for (auto x : cs) mx = std::max(mx, x);
-    emit("issue_interval.hmma_16816_f32_const", double(mx) / (8.0 * (CHAIN / 16) * 4 * ITERS), "cycles", "thr_hmma");
+    emit("issue_interval.hmma_16816_f32_const", double(slowest_cta(cyc, sms)) / (8.0 * (CHAIN / 16) * 4 * ITERS), "cycles", "thr_hmma");
     // Runtime operands, 1..8 warps per sub-partition; clock64 per CTA and events for the grid.
     unsigned* ab;
     CK(cudaMalloc(&ab, 64));
     unsigned host_ab[8] = {0x3c003c00u, 0x3c003c00u, 0x3c003c00u, 0x3c003c00u, 0x3c003c00u, 0x3c003c00u, 0, 0};
     CK(cudaMemcpy(ab, host_ab, 32, cudaMemcpyHostToDevice));
-    cudaEvent_t h0, h1;
-    cudaEventCreate(&h0);
-    cudaEventCreate(&h1);
     const int iters = 4096;
     for (int warps_per_sp : {1, 2, 4, 8}) {
       int threads = 128 * warps_per_sp;
       thr_hmma_rt<<<sms, threads>>>(cyc, sink, ab, 16);
       CK(cudaGetLastError());
-      cudaEventRecord(h0);
-      thr_hmma_rt<<<sms, threads>>>(cyc, sink, ab, iters);
-      cudaEventRecord(h1);
-      CK(cudaGetLastError());
-      CK(cudaEventSynchronize(h1));
-      float ms;
-      cudaEventElapsedTime(&ms, h0, h1);
-      CK(cudaMemcpy(cs.data(), cyc, 8 * sms, cudaMemcpyDeviceToHost));
-      mx = 0;
-      for (auto x : cs) mx = std::max(mx, x);
+      float ms = elapsed_ms([&] { thr_hmma_rt<<<sms, threads>>>(cyc, sink, ab, iters); });
+      long long mx = slowest_cta(cyc, sms);
       double per_sp = double(warps_per_sp) * iters * 4;  // HMMAs per sub-partition
       char b[80];
       snprintf(b, sizeof b, "issue_interval.hmma_16816_f32_w%d", warps_per_sp);
@@ -590,24 +598,12 @@ int main(int argc, char** argv) {
     long long c;
     CK(cudaMemcpy(&c, cyc, 8, cudaMemcpyDeviceToHost));
     emit("latency.hgmma_64x128x16_f32", double(c), "cycles", "lat_hgmma");
-    cudaEvent_t g0, g1;
-    cudaEventCreate(&g0);
-    cudaEventCreate(&g1);
     const int batches = 512;
-    std::vector<long long> cs(sms);
     for (int wg : {1, 2}) {
       thr_hgmma<<<sms, 128 * wg>>>(cyc, sink, 4);
       CK(cudaGetLastError());
-      cudaEventRecord(g0);
-      thr_hgmma<<<sms, 128 * wg>>>(cyc, sink, batches);
-      cudaEventRecord(g1);
-      CK(cudaGetLastError());
-      CK(cudaEventSynchronize(g1));
-      float ms;
-      cudaEventElapsedTime(&ms, g0, g1);
-      CK(cudaMemcpy(cs.data(), cyc, 8 * sms, cudaMemcpyDeviceToHost));
-      long long mx = 0;
-      for (auto x : cs) mx = std::max(mx, x);
+      float ms = elapsed_ms([&] { thr_hgmma<<<sms, 128 * wg>>>(cyc, sink, batches); });
+      long long mx = slowest_cta(cyc, sms);
       double per_sm = double(wg) * batches * 8;  // wgmma per SM
       char b[80];
       // Cycles per wgmma per SM = cycles per warp-level HGMMA instruction per sub-partition.
@@ -658,9 +654,6 @@ int main(int argc, char** argv) {
       }
     // Atomic throughput over k consecutive words (whole grid, random bins): updates per ns.
     {
-      cudaEvent_t a0, a1;
-      cudaEventCreate(&a0);
-      cudaEventCreate(&a1);
       for (int f32 = 0; f32 < 2; ++f32)
         for (unsigned k : {1u, 8u, 32u, 256u, 4096u, 65536u, 1u << 20}) {
           CK(cudaMemset(dnext, 0, 4u * k));
@@ -671,12 +664,7 @@ int main(int argc, char** argv) {
           };
           launch(1);
           CK(cudaGetLastError());
-          cudaEventRecord(a0);
-          launch(per_thread);
-          cudaEventRecord(a1);
-          CK(cudaEventSynchronize(a1));
-          float ms;
-          cudaEventElapsedTime(&ms, a0, a1);
+          float ms = elapsed_ms([&] { launch(per_thread); });
           char b[64];
           snprintf(b, sizeof b, "atomic_rate.global_%s_k%u", f32 ? "f32" : "u32", k);
           emit(b, double(sms) * 8 * 256 * per_thread / (ms * 1e6), "updates/ns", f32 ? "atomic_rate<float>" : "atomic_rate<unsigned>");
@@ -687,44 +675,24 @@ int main(int argc, char** argv) {
     float4* out;
     CK(cudaMalloc(&out, (size_t)512 << 20));
     size_t n4 = ((size_t)512 << 20) / 16;
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
     bw_copy<<<sms * 8, 512>>>(in, out, n4);
-    cudaEventRecord(e0);
-    for (int r = 0; r < 5; ++r) bw_copy<<<sms * 8, 512>>>(in, out, n4);
-    cudaEventRecord(e1);
-    CK(cudaEventSynchronize(e1));
-    float ms;
-    cudaEventElapsedTime(&ms, e0, e1);
+    float ms = elapsed_ms([&] { for (int r = 0; r < 5; ++r) bw_copy<<<sms * 8, 512>>>(in, out, n4); });
     emit("bandwidth.dram_copy", 5.0 * 2 * ((size_t)512 << 20) / (ms * 1e-3) / 1e9, "GB/s", "bw_copy");
     size_t l2n4 = ((size_t)16 << 20) / 16;
     bw_read_l2<<<sms * 4, 512>>>(in, l2n4, 1, (float*)sink);
-    cudaEventRecord(e0);
-    bw_read_l2<<<sms * 4, 512>>>(in, l2n4, 20, (float*)sink);
-    cudaEventRecord(e1);
-    CK(cudaEventSynchronize(e1));
-    cudaEventElapsedTime(&ms, e0, e1);
+    ms = elapsed_ms([&] { bw_read_l2<<<sms * 4, 512>>>(in, l2n4, 20, (float*)sink); });
     emit("bandwidth.l2_read", 20.0 * ((size_t)16 << 20) / (ms * 1e-3) / 1e9, "GB/s", "bw_read_l2");
-    float* fs;
+    float* fs;  // per-thread sinks; both kernels run 1024 threads per SM
     CK(cudaMalloc(&fs, 4 * 1024 * sms));
     bw_shared<<<sms, 1024>>>(cyc, fs, 4096);
     CK(cudaDeviceSynchronize());
-    std::vector<long long> cs(sms);
-    CK(cudaMemcpy(cs.data(), cyc, 8 * sms, cudaMemcpyDeviceToHost));
-    long long mx = 0;
-    for (auto x : cs) mx = std::max(mx, x);
-    emit("bandwidth.shared_per_sm", 1024.0 * 4 * 4096 / double(mx), "bytes/cycle", "bw_shared");
+    emit("bandwidth.shared_per_sm", 1024.0 * 4 * 4096 / double(slowest_cta(cyc, sms)), "bytes/cycle", "bw_shared");
     // L1: 256 threads per CTA, 4 CTAs per SM, each CTA on its own 16 KiB.
-    CK(cudaMalloc(&fs, 4 * 1024 * sms * 4));
     bw_l1<<<sms * 4, 256>>>((const float4*)dnext, cyc, fs, 4096);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
-    cs.resize(sms * 4);
-    CK(cudaMemcpy(cs.data(), cyc, 8 * sms * 4, cudaMemcpyDeviceToHost));
-    mx = 0;
-    for (auto x : cs) mx = std::max(mx, x);
-    emit("bandwidth.l1_per_sm", 4.0 * 256 * 16 * 4096 / double(mx), "bytes/cycle", "bw_l1");
+    emit("bandwidth.l1_per_sm", 4.0 * 256 * 16 * 4096 / double(slowest_cta(cyc, sms * 4)), "bytes/cycle", "bw_l1");
+    CK(cudaFree(fs));
     // TLB reach: L2-hit chase latency vs footprint, 34 MiB + 128 B stride.
     {
       CK(cudaFree(dnext));
@@ -757,11 +725,7 @@ int main(int argc, char** argv) {
     }
     empty_kernel<<<1, 32>>>();
     CK(cudaDeviceSynchronize());
-    cudaEventRecord(e0);
-    for (int r = 0; r < 1000; ++r) empty_kernel<<<1, 32>>>();
-    cudaEventRecord(e1);
-    CK(cudaEventSynchronize(e1));
-    cudaEventElapsedTime(&ms, e0, e1);
+    ms = elapsed_ms([] { for (int r = 0; r < 1000; ++r) empty_kernel<<<1, 32>>>(); });
     emit("launch.empty_kernel_back_to_back", ms * 1000.0 / 1000, "us", "empty_kernel");
   }
   return 0;

@@ -296,10 +296,10 @@ def to_table(results, meta, arch):
         put("memory", "l1_wavefronts_per_cycle", val("bandwidth.l1_per_sm") / 128, note="l1_bytes_per_cycle / 128 B per wavefront")
     clock_ghz = meta["device"]["max_clock_mhz"] / 1000.0
 
-    def curve(name, benches, xs, scale=1.0, note=None):
+    def curve(name, benches, xs, y_of=lambda x, v: v, note=None):
         pts = [(x, val(b)) for x, b in zip(xs, benches) if val(b) is not None]
         if len(pts) >= 2:
-            table["curves"][name] = {"x": [p[0] for p in pts], "y": [round(p[1] * scale, 4) for p in pts], "source": key}
+            table["curves"][name] = {"x": [x for x, _ in pts], "y": [round(y_of(x, v), 4) for x, v in pts], "source": key}
             if note:
                 table["curves"][name]["note"] = note
 
@@ -308,11 +308,9 @@ def to_table(results, meta, arch):
     curve("global_atomic_latency_vs_contention", [f"latency.global_atomic_{n}" for n in cont], cont, note="dependent ATOMG chain, n lanes on one word")
     ks = [1, 8, 32, 256, 4096, 65536, 1 << 20]
     for t, name in (("u32", "global_atomic_ops_per_cycle_vs_addresses"), ("f32", "global_atomic_f32_ops_per_cycle_vs_addresses")):
-        pts = [(k, val(f"atomic_rate.global_{t}_k{k}")) for k in ks if val(f"atomic_rate.global_{t}_k{k}") is not None]
-        if len(pts) >= 2:
-            table["curves"][name] = {"x": [k for k, _ in pts], "y": [round(v / clock_ghz * atomic_ops_per_update(k), 4) for k, v in pts], "source": key,
-                                     "note": f"RED.ADD ({t}) from a full grid over k consecutive words at random; L2 atomic ops (sector passes) "
-                                             f"per cycle of the {meta['device']['max_clock_mhz']} MHz SM clock"}
+        curve(name, [f"atomic_rate.global_{t}_k{k}" for k in ks], ks, lambda k, v: v / clock_ghz * atomic_ops_per_update(k),
+              note=f"RED.ADD ({t}) from a full grid over k consecutive words at random; L2 atomic ops (sector passes) "
+                   f"per cycle of the {meta['device']['max_clock_mhz']} MHz SM clock")
     gib = [0.5, 1, 2, 4, 8, 16, 24, 32, 48, 64, 80]
     curve("l2_hit_latency_vs_footprint_gib", [f"tlb.footprint_gib_{g:g}" for g in gib], gib,
           note="L2-hit chase, 34 MiB + 128 B stride: no TLB-miss knee up to the largest footprint")
