@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "CUDA error %s at line %d\n", cudaGetErrorString(e), __LINE__); exit(1); } } while (0)
+#include "timing.cuh"
 
 // Histogram of `in` into `bins` global bins.
 __global__ void hist_global(const unsigned* in, unsigned* hist, int n, unsigned bins) {
@@ -43,23 +43,6 @@ __global__ void hist_smem_bins(const unsigned* in, unsigned* hist, int n, unsign
   for (unsigned b = threadIdx.x; b < bins; b += blockDim.x) atomicAdd(&hist[b], h[b]);
 }
 
-template <class F> float timeit(F f, int reps) {
-  cudaEvent_t s, e;
-  cudaEventCreate(&s);
-  cudaEventCreate(&e);
-  f();
-  CK(cudaDeviceSynchronize());
-  if (reps <= 0) return 0.f;
-  cudaEventRecord(s);
-  for (int i = 0; i < reps; i++) f();
-  cudaEventRecord(e);
-  cudaEventSynchronize(e);
-  float ms;
-  cudaEventElapsedTime(&ms, s, e);
-  CK(cudaGetLastError());
-  return ms * 1000.f / reps;
-}
-
 int main(int argc, char** argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 20;
   const char* only = argc > 2 ? argv[2] : "";
@@ -78,7 +61,6 @@ int main(int argc, char** argv) {
   }
   int sms;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-#define RUN(name, call) if (!*only || strstr(#name, only)) printf("%-28s %10.2f us\n", #name, timeit([&] { call; }, reps));
   RUN(hist_global_1bin_1M, (hist_global<<<sms * 8, 256>>>(u, hist, N / 16, 1)));
   RUN(hist_global_16bins_4M, (hist_global<<<sms * 8, 256>>>(u, hist, N / 4, 16)));
   RUN(hist_global_4096bins_16M, (hist_global<<<sms * 8, 256>>>(u, hist, N, 4096)));

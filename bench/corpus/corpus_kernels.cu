@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("err %s line %d\n", cudaGetErrorString(e), __LINE__); exit(1); } } while (0)
+#include "timing.cuh"
 
 using namespace nvcuda;
 
@@ -168,23 +168,6 @@ __global__ void row_normalize(float* y, const float* sum, int cols) {
   for (int c = threadIdx.x; c < cols; c += blockDim.x) y[blockIdx.x * cols + c] /= sum[blockIdx.x];
 }
 
-template <class F> float timeit(F f, int reps) {
-  cudaEvent_t s, e;
-  cudaEventCreate(&s);
-  cudaEventCreate(&e);
-  f();
-  CK(cudaDeviceSynchronize());
-  if (reps <= 0) return 0.f;
-  cudaEventRecord(s);
-  for (int i = 0; i < reps; i++) f();
-  cudaEventRecord(e);
-  cudaEventSynchronize(e);
-  float ms;
-  cudaEventElapsedTime(&ms, s, e);
-  CK(cudaGetLastError());
-  return ms * 1000.f / reps;
-}
-
 int main(int argc, char** argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 20;
   const char* only = argc > 2 ? argv[2] : "";
@@ -209,7 +192,6 @@ int main(int argc, char** argv) {
   int sms;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
   const int M = 2048;
-#define RUN(name, call) if (!*only || strstr(#name, only)) printf("%-28s %10.2f us\n", #name, timeit([&] { call; }, reps));
   RUN(sgemm_rb32_t2x2_2048, (sgemm_regblock<32, 32, 8, 2, 2><<<dim3(M / 32, M / 32), 256>>>(a, b, c, M)));
   RUN(sgemm_rb64_t4x4_2048, (sgemm_regblock<64, 64, 8, 4, 4><<<dim3(M / 64, M / 64), 256>>>(a, b, c, M)));
   RUN(sgemm_rb128_t8x8_2048, (sgemm_regblock<128, 128, 8, 8, 8><<<dim3(M / 128, M / 128), 256>>>(a, b, c, M)));
