@@ -306,3 +306,11 @@ TEST_CASE("global atomics: a one-bin histogram is bound by the L2's serial updat
   CHECK(r.bounds.atomics > 100 * r.bounds.issue);
   CHECK(r.time_us == doctest::Approx(802.5).epsilon(0.01));
 }
+
+TEST_CASE("L2 atomic passes: distinct words of a sector share a pass, same-word lanes do not") {
+  std::uint64_t same[32], coalesced[32], two_sectors[4] = {0, 1, 8, 8};
+  for (unsigned l = 0; l < 32; ++l) { same[l] = 5; coalesced[l] = l; }
+  CHECK(atomic_sector_passes(same, 32) == 32);       // one word: serial
+  CHECK(atomic_sector_passes(coalesced, 32) == 4);   // 32 consecutive words: 4 sectors, one pass each
+  CHECK(atomic_sector_passes(two_sectors, 4) == 3);  // sector 0: 1 pass; sector 1: word 8 twice
+}

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -274,6 +275,16 @@ class Tables {
     }
   }
 
+  // The entry's source key, noting one missing from the file's sources and any key not in `keys`.
+  std::string entry_source(const json& v, const std::string& file, const std::string& what, const json& sources,
+                           std::initializer_list<const char*> keys) {
+    std::string src = v["source"].is_string() ? v["source"].get<std::string>() : "";
+    if (!sources.contains(src)) note(file, what + ": source '" + src + "' is not in this file's sources");
+    for (auto& [k, x] : v.items())
+      if (std::none_of(keys.begin(), keys.end(), [&](const char* a) { return k == a; })) note(file, what + ": unknown key '" + k + "'");
+    return src;
+  }
+
   Sourced read_value(const json& v, const std::string& file, const std::string& what, const json& sources,
                      double lo, double hi) {
     if (!v.is_object() || !v.contains("value") || !v.contains("source")) {
@@ -282,10 +293,7 @@ class Tables {
     }
     Sourced s;
     s.file = file;
-    s.source = v["source"].is_string() ? v["source"].get<std::string>() : "";
-    if (!sources.contains(s.source)) note(file, what + ": source '" + s.source + "' is not in this file's sources");
-    for (auto& [k, x] : v.items())
-      if (k != "value" && k != "source" && k != "note" && k != "scope") note(file, what + ": unknown key '" + k + "'");
+    s.source = entry_source(v, file, what, sources, {"value", "source", "note", "scope"});
     if (v["value"].is_number()) {
       s.value = v["value"].get<double>();
       if (!(s.value >= lo && s.value <= hi)) note(file, what + ": value " + v["value"].dump() + " outside the plausible range [" + fmt(lo) + ", " + fmt(hi) + "]");
@@ -538,11 +546,9 @@ inline void Tables::resolve_arch(const std::string& name, std::vector<std::strin
         note(file, what + ": expected {\"x\": [...], \"y\": [...], \"source\": ...}");
         continue;
       }
-      for (auto& [f, x] : v.items()) if (f != "x" && f != "y" && f != "source" && f != "note") note(file, what + ": unknown key '" + f + "'");
       Curve c;
       c.file = file;
-      c.source = v["source"].is_string() ? v["source"].get<std::string>() : "";
-      if (!sources.contains(c.source)) note(file, what + ": source '" + c.source + "' is not in this file's sources");
+      c.source = entry_source(v, file, what, sources, {"x", "y", "source", "note"});
       bool ok = v["x"].size() == v["y"].size() && !v["x"].empty();
       if (!ok) note(file, what + ": x and y need the same, non-zero number of points");
       for (std::size_t i = 0; ok && i < v["x"].size(); ++i) {
@@ -565,11 +571,9 @@ inline void Tables::resolve_arch(const std::string& name, std::vector<std::strin
         note(file, what + ": expected {\"sass\": [opcodes], \"cycles\": [min, max], \"source\": ...}");
         continue;
       }
-      for (auto& [f, x] : v.items()) if (f != "sass" && f != "cycles" && f != "source" && f != "note") note(file, what + ": unknown key '" + f + "'");
       PtxSequence q;
       q.file = file;
-      q.source = v["source"].is_string() ? v["source"].get<std::string>() : "";
-      if (!sources.contains(q.source)) note(file, what + ": source '" + q.source + "' is not in this file's sources");
+      q.source = entry_source(v, file, what, sources, {"sass", "cycles", "source", "note"});
       for (auto& o : v["sass"]) if (o.is_string()) q.sass.push_back(o.get<std::string>()); else note(file, what + ": sass entries must be strings");
       if (v["cycles"][0].is_number() && v["cycles"][1].is_number()) {
         q.cycles_min = v["cycles"][0].get<double>();

@@ -93,41 +93,31 @@ inline void profile_atomics(const Kernel& k, KernelAnalysis& a) {
   std::unordered_map<std::uint64_t, double> count;
   double per_cta_distinct = 0, ints = 0, floats = 0, updates = 0;
   std::size_t ctas_with_atomics = 0;
-  std::unordered_map<std::uint64_t, std::unordered_set<std::uint64_t>> cta_words;
-  for (std::uint32_t w = 0; w < k.warps.size(); ++w) {
-    const auto& ws = k.warps[w];
-    std::uint64_t cta = cta_key(ws.cta);
-    for (std::uint64_t di = ws.begin; di < ws.end; ++di) {
-      const auto& d = k.dyn[di];
-      const auto& s = k.program[d.static_index];
-      if (!is_global_atomic(s) || d.addr_count == 0) continue;
-      bool is_float = s.opcode.find(".F32") != std::string::npos || s.opcode.find(".F16") != std::string::npos ||
-                      s.opcode.find(".F64") != std::string::npos || s.opcode.find(".BF16") != std::string::npos;
-      std::uint64_t words[64];
-      unsigned n = std::min<unsigned>(d.addr_count, 64);
-      for (unsigned l = 0; l < n; ++l) {
-        words[l] = k.addresses[d.addr_begin + l] >> 2;
-        count[words[l]] += 1;
-        cta_words[cta].insert(words[l]);
+  for (const auto& cta : a.ctas) {
+    std::unordered_set<std::uint64_t> words_here;
+    for (auto w : cta)
+      for (std::uint64_t di = k.warps[w].begin; di < k.warps[w].end; ++di) {
+        const auto& d = k.dyn[di];
+        const auto& s = k.program[d.static_index];
+        if (!is_global_atomic(s) || d.addr_count == 0) continue;
+        bool is_float = s.opcode.find(".F32") != std::string::npos || s.opcode.find(".F16") != std::string::npos ||
+                        s.opcode.find(".F64") != std::string::npos || s.opcode.find(".BF16") != std::string::npos;
+        std::uint64_t words[64];
+        unsigned n = std::min<unsigned>(d.addr_count, 64);
+        for (unsigned l = 0; l < n; ++l) {
+          words[l] = k.addresses[d.addr_begin + l] >> 2;
+          count[words[l]] += 1;
+          words_here.insert(words[l]);
+        }
+        (is_float ? floats : ints) += atomic_sector_passes(words, n);
+        updates += n;
       }
-      // Passes per sector: the largest number of lanes on one word of it.
-      std::sort(words, words + n);
-      double ops = 0;
-      for (unsigned l = 0, run = 0, best = 0; l < n; ++l) {
-        run = (l > 0 && words[l] == words[l - 1]) ? run + 1 : 1;
-        bool sector_end = l + 1 == n || (words[l + 1] >> 3) != (words[l] >> 3);
-        best = std::max(best, run);
-        if (sector_end) { ops += best; best = 0; }
-      }
-      (is_float ? floats : ints) += ops;
-      updates += n;
+    if (!words_here.empty()) {
+      per_cta_distinct += static_cast<double>(words_here.size());
+      ++ctas_with_atomics;
     }
   }
   if (count.empty()) return;
-  for (auto& entry : cta_words) {
-    per_cta_distinct += static_cast<double>(entry.second.size());
-    ++ctas_with_atomics;
-  }
   double sum_sq = 0, hot = 0;
   for (auto& [wd, c] : count) { sum_sq += c * c; hot = std::max(hot, c); }
   double distinct = static_cast<double>(count.size());

@@ -1,6 +1,6 @@
 // Memory-side pure functions: coalescing of per-lane addresses into 32 B sectors and 128 B
-// lines, shared-memory bank conflicts, streaming reuse distances (O(N log M)) and the
-// analytic set-associative hit probability (PPT-GPU's formula without its abs() defect).
+// lines, shared-memory bank conflicts, L2 atomic passes, streaming reuse distances (O(N log M))
+// and the analytic set-associative hit probability (PPT-GPU's formula without its abs() defect).
 #pragma once
 
 #include <boost/math/distributions/normal.hpp>
@@ -63,6 +63,20 @@ inline unsigned shared_wavefronts(const std::uint64_t* addr, unsigned n, unsigne
     total += ways;
   }
   return total;
+}
+
+// Passes of the L2's atomic unit for one warp's atomic request on 4 B words: lanes on distinct
+// words of a 32 B sector share a pass, lanes on the same word take one pass each, so a sector
+// costs the largest number of lanes on one of its words. Sorts `words` in place.
+inline unsigned atomic_sector_passes(std::uint64_t* words, unsigned n) {
+  std::sort(words, words + n);
+  unsigned passes = 0;
+  for (unsigned l = 0, run = 0, best = 0; l < n; ++l) {
+    run = (l > 0 && words[l] == words[l - 1]) ? run + 1 : 1;
+    best = std::max(best, run);
+    if (l + 1 == n || (words[l + 1] >> 3) != (words[l] >> 3)) { passes += best; best = 0; }
+  }
+  return passes;
 }
 
 // Streaming LRU stack-distance profiler (distinct keys since the previous use of the same key),
