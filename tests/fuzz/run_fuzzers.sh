@@ -6,8 +6,8 @@ cd "$(dirname "$0")/../.."
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not found, skipped"; exit 0; }
 B=build-fuzz
 cmake -S . -B $B -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUPERF_FUZZ=ON \
-  -DGPUPERF_BUILD_TESTS=OFF -DGPUPERF_BUILD_CLI=OFF -DGPUPERF_BUILD_BENCH=OFF >/dev/null
-cmake --build $B >/dev/null
+  -DGPUPERF_BUILD_TESTS=OFF -DGPUPERF_BUILD_CLI=OFF -DGPUPERF_BUILD_BENCH=OFF >/dev/null || { echo "fuzz: cmake configure FAILED"; exit 1; }
+cmake --build $B > $B/build.log 2>&1 || { tail -60 $B/build.log; echo "fuzz: build FAILED"; exit 1; }
 S=${FUZZ_SECONDS:-20}
 for t in accelsim ncu sass; do
   seeds=$B/seeds_$t; rm -rf "$seeds"; mkdir -p "$seeds"

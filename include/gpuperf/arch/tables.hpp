@@ -280,8 +280,10 @@ class Tables {
                            std::initializer_list<const char*> keys) {
     std::string src = v["source"].is_string() ? v["source"].get<std::string>() : "";
     if (!sources.contains(src)) note(file, what + ": source '" + src + "' is not in this file's sources");
-    for (auto& [k, x] : v.items())
+    for (auto& item : v.items()) {
+      const std::string& k = item.key();  // a named variable: clang 14 cannot capture structured bindings
       if (std::none_of(keys.begin(), keys.end(), [&](const char* a) { return k == a; })) note(file, what + ": unknown key '" + k + "'");
+    }
     return src;
   }
 
