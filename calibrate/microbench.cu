@@ -4,6 +4,7 @@
 // chases give memory latencies; streaming kernels give bandwidths.
 // Output: one JSON object per line, {"bench": ..., "value": ..., "unit": ..., "kernel": ...}.
 // calibrate/run_calibration.py checks each kernel's SASS and writes a table file.
+#include <cuda.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -11,9 +12,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
+#include <random>
 #include <vector>
 
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "CUDA error %s at line %d\n", cudaGetErrorString(e), __LINE__); exit(1); } } while (0)
+#define CKD(x) do { CUresult e = (x); if (e != CUDA_SUCCESS) { const char* m = ""; cuGetErrorString(e, &m); fprintf(stderr, "CUDA driver error %s at line %d\n", m, __LINE__); exit(1); } } while (0)
 
 constexpr int CHAIN = 256;   // instructions per timed chain (unrolled)
 constexpr int ITERS = 16;    // chain repetitions
@@ -295,25 +299,27 @@ __global__ void chase_const(long long* cycles, unsigned* sink, int steps) {
   *sink = p;
 }
 
-// TLB: a chase over a footprint of F bytes with a stride of 34 MiB + 128 B, so each step is a
-// new 2 MiB and 32 MiB page. The first pass warms L2 (the chased lines fit easily) and the
-// TLBs; the second is timed. While F fits the TLB reach, a step costs an L2 hit; beyond it a
-// page walk is added.
-__global__ void chain_init64(unsigned long long* base, unsigned long long n_elems, unsigned long long stride_elems) {
-  unsigned long long i = (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x) * stride_elems;
-  if (i < n_elems) {
-    unsigned long long nxt = i + stride_elems;
-    base[i] = nxt + stride_elems <= n_elems ? nxt : 0;
-  }
+// TLB: a one-thread chase over the pages of a footprint in random order, one element per 2 MiB page
+// (at page k + 128 B * k, which spreads the chased lines over L2 sets), over a footprint of F bytes, so it touches F / 2 MiB pages and only
+// F / 2 MiB lines (4 MiB at 64 GiB), which stay in L2. Each step costs an L2 hit while the pages
+// fit the TLBs, plus the walk beyond their reach (the recipe of F0 section 3 with the page as stride).
+// An ordinary cudaMalloc range is physically contiguous, and the TLBs cover contiguous runs of
+// pages with one entry, so it never misses; the scattered range below maps 2 MiB chunks in a
+// shuffled order, so that every page needs its own entry.
+// Links the pages in the order `order` (a permutation of 0..pages-1): page order[k]'s element
+// points at page order[k+1]'s, the last back at the first.
+__global__ void chain_init_pages(unsigned long long* base, const unsigned* order, unsigned pages, unsigned long long stride_elems) {
+  unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < pages) base[order[k] * stride_elems] = order[(k + 1) % pages] * stride_elems;
 }
-__global__ void chase64_cg(const unsigned long long* next, long long* cycles, unsigned long long* sink, int steps) {
+__global__ void chase64_cg(const unsigned long long* next, long long* cycles, unsigned long long* sink, int warm_steps,
+                           int timed_steps) {
   unsigned long long p = 0;
-  for (int i = 0; i < steps; ++i) p = __ldcg(next + p);
-  p = 0;
+  for (int i = 0; i < warm_steps; ++i) p = __ldcg(next + p);
   long long t0 = clock64();
-  for (int i = 0; i < steps; ++i) p = __ldcg(next + p);
+  for (int i = 0; i < timed_steps; ++i) p = __ldcg(next + p);
   long long t1 = clock64();
-  *cycles = (t1 - t0) / steps;
+  *cycles = (t1 - t0) / timed_steps;
   *sink = p;
 }
 
@@ -393,6 +399,22 @@ __global__ void bw_shared(long long* cycles, float* sink, int iters) {
   if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
   sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
+// Shared-memory bandwidth with 16 B loads (LDS.128): one warp reads 512 B, four wavefronts.
+__global__ void bw_shared16(long long* cycles, float* sink, int iters) {
+  __shared__ float4 s[1024];
+  s[threadIdx.x] = make_float4(threadIdx.x, 1, 2, 3);
+  __syncthreads();
+  float4 acc = make_float4(0, 0, 0, 0);
+  long long t0 = clock64();
+  for (int i = 0; i < iters; ++i) {
+    float4 v = s[(threadIdx.x + i * 32) & 1023];
+    acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = acc.x + acc.y + acc.z + acc.w;
+}
 __global__ void empty_kernel() {}
 
 // ---------------------------------------------------------------------------------------------
@@ -403,6 +425,39 @@ static void emit(const char* bench, double v, const char* unit, const char* kern
   printf("{\"bench\": \"%s\", \"value\": %.4f, \"unit\": \"%s\", \"kernel\": \"%s\"}\n", bench, v, unit, kernel);
   fflush(stdout);
 }
+
+// A virtual range of `pages` 2 MiB (allocation-granularity) chunks of device memory mapped in a
+// shuffled order: neighbouring virtual pages are not physically adjacent.
+struct ScatteredRange {
+  CUdeviceptr va = 0;
+  size_t gran = 0, size = 0;
+  std::vector<CUmemGenericAllocationHandle> chunks;
+  explicit ScatteredRange(size_t max_bytes) {
+    CUmemAllocationProp prop = {};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    CKD(cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    size_t n = max_bytes / gran;
+    size = n * gran;
+    CKD(cuMemAddressReserve(&va, size, 0, 0, 0));
+    chunks.resize(n);
+    for (auto& h : chunks) CKD(cuMemCreate(&h, gran, &prop, 0));
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(12345));
+    for (size_t i = 0; i < n; ++i) CKD(cuMemMap(va + i * gran, gran, 0, chunks[order[i]], 0));
+    CUmemAccessDesc acc = {};
+    acc.location = prop.location;
+    acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    CKD(cuMemSetAccess(va, size, &acc, 1));
+  }
+  ~ScatteredRange() {
+    cuMemUnmap(va, size);
+    for (auto h : chunks) cuMemRelease(h);
+    cuMemAddressFree(va, size);
+  }
+};
 
 // Cycles of the slowest of `n` CTAs, each of which wrote its clock64 span to cycles[blockIdx.x].
 static long long slowest_cta(const long long* dev_cycles, int n) {
@@ -490,10 +545,10 @@ int main(int argc, char** argv) {
   printf("{\"device\": \"%s\", \"sms\": %d, \"cc\": \"%d.%d\", \"max_clock_mhz\": %.0f, \"l2_bytes\": %d}\n", prop.name, sms, prop.major,
          prop.minor, clock_mhz, prop.l2CacheSize);
   // argv[1]: "" (everything), "alu" (the instruction chains), or a substring of a group name
-  // (window, hmma, hgmma, memory). The driver runs groups in separate processes, so a fault
+  // (window, hmma, hgmma, memory, tlb). The driver runs groups in separate processes, so a fault
   // in one (an illegal instruction kills the context) does not lose the others.
   auto want = [&](const char* n) {
-    static const char* groups[] = {"window", "hmma", "hgmma", "memory"};
+    static const char* groups[] = {"window", "hmma", "hgmma", "memory", "tlb"};
     if (!strcmp(only, "alu")) {
       for (auto g : groups) if (!strcmp(n, g)) return false;
       return true;
@@ -693,40 +748,68 @@ int main(int argc, char** argv) {
     CK(cudaDeviceSynchronize());
     emit("bandwidth.l1_per_sm", 4.0 * 256 * 16 * 4096 / double(slowest_cta(cyc, sms * 4)), "bytes/cycle", "bw_l1");
     CK(cudaFree(fs));
-    // TLB reach: L2-hit chase latency vs footprint, 34 MiB + 128 B stride.
-    {
-      CK(cudaFree(dnext));
-      CK(cudaFree(out));
-      size_t free_b = 0, total_b = 0;
-      CK(cudaMemGetInfo(&free_b, &total_b));
-      size_t cap = std::min<size_t>((size_t)(free_b * 0.85), (size_t)96 << 30);
-      unsigned long long* t64;
-      CK(cudaMalloc(&t64, cap));
-      unsigned long long* s64;
-      CK(cudaMalloc(&s64, 8));
-      const unsigned long long stride = ((34ull << 20) + 128) / 8;
-      for (double gib : {0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0, 80.0}) {
-        size_t bytes = (size_t)(gib * (1ull << 30));
-        if (bytes > cap) break;
-        unsigned long long n = bytes / 8;
-        unsigned long long steps = n / stride;
-        chain_init64<<<(unsigned)((steps + 255) / 256), 256>>>(t64, n, stride);
-        CK(cudaGetLastError());
-        chase64_cg<<<1, 1>>>(t64, cyc, s64, (int)steps);
-        CK(cudaGetLastError());
-        CK(cudaDeviceSynchronize());
-        CK(cudaMemcpy(&c, cyc, 8, cudaMemcpyDeviceToHost));
-        char b[64];
-        snprintf(b, sizeof b, "tlb.footprint_gib_%g", gib);
-        emit(b, double(c), "cycles", "chase64_cg");
-      }
-      CK(cudaFree(t64));
-      CK(cudaMalloc(&dnext, big));
-    }
     empty_kernel<<<1, 32>>>();
     CK(cudaDeviceSynchronize());
     ms = elapsed_ms([] { for (int r = 0; r < 1000; ++r) empty_kernel<<<1, 32>>>(); });
     emit("launch.empty_kernel_back_to_back", ms * 1000.0 / 1000, "us", "empty_kernel");
+  }
+  // TLB reach and miss cost: L2-hit chase latency vs footprint, one step per 2 MiB page.
+  if (want("tlb")) {
+    long long* cyc;
+    float* fs;
+    CK(cudaMalloc(&cyc, 8 * 4096));
+    CK(cudaMalloc(&fs, 4 * 1024 * sms));
+    bw_shared16<<<sms, 1024>>>(cyc, fs, 4096);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    emit("bandwidth.shared16_per_sm", 1024.0 * 16 * 4096 / double(slowest_cta(cyc, sms)), "bytes/cycle", "bw_shared16");
+    CK(cudaFree(fs));
+    unsigned long long* s64;
+    CK(cudaMalloc(&s64, 8));
+    const unsigned long long stride = ((2ull << 20) + 128) / 8;
+    unsigned* dorder;
+    CK(cudaMalloc(&dorder, 4u << 20));
+    auto sweep = [&](const char* kind, unsigned long long* t64, size_t cap) {
+      for (double gib : {1.0 / 128, 1.0 / 64, 1.0 / 32, 1.0 / 16, 1.0 / 8, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0, 72.0, 80.0, 88.0, 96.0, 104.0, 112.0}) {
+        size_t bytes = (size_t)(gib * (1ull << 30));
+        if (bytes > cap) break;
+        unsigned long long n = bytes / 8;
+        unsigned pages = (unsigned)(n / stride);
+        // Pages in a random order, so that no next-page prefetch can help.
+        std::vector<unsigned> order(pages);
+        std::iota(order.begin(), order.end(), 0u);
+        std::shuffle(order.begin() + 1, order.end(), std::mt19937(pages));
+        CK(cudaMemcpy(dorder, order.data(), 4ull * pages, cudaMemcpyHostToDevice));
+        chain_init_pages<<<(pages + 255) / 256, 256>>>(t64, dorder, pages, stride);
+        CK(cudaGetLastError());
+        // Two passes warm L2 and the TLBs; then at least 8192 timed steps (the chain is a cycle).
+        int timed = (int)std::max(pages, 8192u);
+        chase64_cg<<<1, 1>>>(t64, cyc, s64, (int)(2 * pages), timed);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+        long long c;
+        CK(cudaMemcpy(&c, cyc, 8, cudaMemcpyDeviceToHost));
+        char b[80];
+        snprintf(b, sizeof b, "tlb.%s_footprint_gib_%g", kind, gib);
+        emit(b, double(c), "cycles", "chase64_cg");
+      }
+    };
+    size_t free_b = 0, total_b = 0;
+    CK(cudaMemGetInfo(&free_b, &total_b));
+    size_t cap = (size_t)(free_b * 0.85);
+    {
+      unsigned long long* t64;
+      CK(cudaMalloc(&t64, cap));
+      sweep("contiguous", t64, cap);
+      CK(cudaFree(t64));
+    }
+    {
+      ScatteredRange r(cap);
+      sweep("scattered", (unsigned long long*)r.va, r.size);
+    }
+    CK(cudaFree(s64));
+    CK(cudaFree(dorder));
+    CK(cudaFree(cyc));
   }
   return 0;
 }

@@ -13,6 +13,7 @@ contains the intended instruction sequence (cuobjdump), runs it, and writes:
 import argparse
 import datetime
 import json
+import lzma
 import os
 import re
 import shutil
@@ -43,6 +44,21 @@ SASS_CHECKS = {
     "thr_ffma": [(r"\bFFMA\b", 256)], "thr_dfma": [(r"\bDFMA\b", 256)], "thr_imad": [(r"\bIMAD\b", 256)],
     "thr_mufu_ex2": [(r"\bMUFU\.EX2\b", 256)], "thr_lop3": [(r"\bLOP3\b", 256)],
     "atomic_latency_dep<true>": [(r"\bATOMS\b", 1)], "atomic_latency_dep<false>": [(r"\bATOMG?\b", 1)],
+    "thr_fadd": [(r"\bFADD\b", 256)], "thr_fmul": [(r"\bFMUL\b", 256)], "thr_dadd": [(r"\bDADD\b", 256)],
+    "thr_shf": [(r"\bSHF\b", 256)], "thr_popc": [(r"\bPOPC\b", 256)], "thr_flo": [(r"\bFLO\b", 256)],
+    "thr_mufu_sqrt": [(r"\bMUFU\.SQRT\b", 256)], "thr_mufu_rcp_fadd": [(r"\bMUFU\.RCP\b", 128), (r"\bFADD\b", 128)],
+    "thr_mufu_sin_fmul": [(r"\bMUFU\.SIN\b", 128), (r"\bFMUL\b", 256)], "thr_i2f": [(r"\bI2FP?\b", 256)],
+    "thr_f2f_pair": [(r"\bF2F\.F64\.F32\b", 128), (r"\bF2F\.F32\.F64\b", 128)],
+    "thr_isetp_sel": [(r"\bISETP\b", 128), (r"\bSEL\b", 128)], "thr_fsetp_fsel": [(r"\bFSETP\b", 128), (r"\bFSEL\b", 128)],
+    # F1 Table I's window: two clock reads around n adds (ptxas may emit them as IADD3, IMAD or VIADD).
+    **{f"window_cpi<{n}>": [(r"\bCS2R\.32\b", 2)] for n in (1, 2, 3, 4, 8, 64)},
+    # Memory: the chases' loads carry the intended cache operator (ld.ca: .STRONG.SM, ld.cg: .STRONG.GPU).
+    "chase_global_ca": [(r"\bLDG\.E\.STRONG\.SM\b", 32)], "chase_global_cg": [(r"\bLDG\.E\.STRONG\.GPU\b", 32)],
+    "chase64_cg": [(r"\bLDG\.E\.64\.STRONG\.GPU\b", 2)], "chase_shared": [(r"\bLDS\b", 16)],
+    "chase_const": [(r"\bLDC\b\s+\S+\s+c\[0x3\]\[R", 32)],
+    "bw_copy": [(r"\bLDG\.E\.128\b", 1), (r"\bSTG\.E\.128\b", 1)], "bw_read_l2": [(r"\bLDG\.E\.128\.STRONG\.GPU\b", 1)],
+    "bw_l1": [(r"\bLDG\.E\.128\.STRONG\.SM\b", 4)], "bw_shared": [(r"\bLDS\b", 4)], "bw_shared16": [(r"\bLDS\.128\b", 4)],
+    "empty_kernel": [(r"\bEXIT\b", 1)],
     "atomic_rate<unsigned>": [(r"\bREDG?\.E\.ADD\.STRONG", 1)], "atomic_rate<float>": [(r"\bREDG?\.E\.ADD\.F32", 1)],
 }
 
@@ -146,10 +162,21 @@ def i2f_opcode(funcs):
     return "I2FP" if any(re.search(r"\bI2FP\b", t) for t in text) else "I2F"
 
 
+def check_sass(funcs):
+    """SASS_CHECKS applied to a listing ({mangled kernel name: [instruction lines]})."""
+    checks = {}
+    for fn, wants in SASS_CHECKS.items():
+        text = next((v for k, v in funcs.items() if mangled_is(k, fn)), None)
+        found = [sum(1 for t in (text or []) if re.search(rx, t)) for rx, _ in wants]
+        checks[fn] = {"patterns": [rx for rx, _ in wants], "found": found, "required": [n for _, n in wants],
+                      "ok": text is not None and all(f >= n for f, (_, n) in zip(found, wants))}
+    return checks
+
+
 def read_sass_listing(path):
     """The microbench.sass.txt this driver writes: 'Function : name' then indented opcodes."""
     funcs, cur = {}, None
-    for line in open(path):
+    for line in (lzma.open(path, "rt") if path.endswith(".xz") else open(path)):
         if line.startswith("Function : "):
             cur = line.split(":", 1)[1].strip()
             funcs[cur] = []
@@ -162,9 +189,10 @@ def retable(args):
     """Rebuild <gpu>.sm_XX.json from a results file (after a change to the table mapping)."""
     for path in args.retable:
         r = json.load(open(path))
-        sass = os.path.join(os.path.dirname(path), "microbench.sass.txt")
-        if os.path.exists(sass):
-            r["meta"]["lat_i2f_opcode"] = i2f_opcode(read_sass_listing(sass))
+        for sass in (os.path.join(os.path.dirname(path), "microbench.sass.txt"), path.replace(".results.json", ".sass.txt.xz")):
+            if os.path.exists(sass):
+                r["meta"]["lat_i2f_opcode"] = i2f_opcode(read_sass_listing(sass))
+                break
         table = to_table(r["results"], r["meta"], r["meta"]["arch"])
         out = path.replace(".results.json", f".{r['meta']['arch']}.json")
         json.dump(table, open(out, "w"), indent=1)
@@ -181,19 +209,16 @@ def calibrate(args):
     binary = os.path.join(args.out, "microbench")
     # Hopper's warpgroup MMA needs the architecture-specific target sm_90a.
     target = ["-gencode", "arch=compute_90a,code=sm_90a", "-DGPUPERF_HGMMA"] if args.arch == "sm_90" else [f"-arch={args.arch}"]
-    run([nvcc, "-O3", *target, "-I", HERE, "-o", binary, os.path.join(HERE, "microbench.cu")])
+    # -lcuda: the TLB benchmark maps shuffled physical chunks with the driver's virtual-memory API.
+    run([nvcc, "-O3", *target, "-I", HERE, "-o", binary, os.path.join(HERE, "microbench.cu"), "-lcuda"])
     funcs = sass_counts(binary)
     with open(os.path.join(args.out, "microbench.sass.txt"), "w") as f:
         for name, lines in funcs.items():
             f.write(f"Function : {name}\n" + "".join(f"    {l}\n" for l in lines))
-    checks = {}
-    for fn, wants in SASS_CHECKS.items():
-        text = next((v for k, v in funcs.items() if mangled_is(k, fn)), None)
-        found = [sum(1 for t in (text or []) if re.search(rx, t)) for rx, _ in wants]
-        checks[fn] = {"patterns": [rx for rx, _ in wants], "found": found, "required": [n for _, n in wants],
-                      "ok": text is not None and all(f >= n for f, (_, n) in zip(found, wants))}
+    checks = check_sass(funcs)
     device, results, failures = None, [], {}
-    for group in ([args.only] if args.only else ["alu", "window", "hmma", "hgmma", "memory"]):
+    groups = args.only.split(",") if args.only else ["alu", "window", "hmma", "hgmma", "memory", "tlb"]
+    for group in groups:
         p = subprocess.run([binary, group], capture_output=True, text=True)
         lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
         if lines:
@@ -211,10 +236,18 @@ def calibrate(args):
             "lat_i2f_opcode": i2f_opcode(funcs)}
     # A measurement whose kernel failed its SASS check is reported but not used.
     for r in results:
-        k = r["kernel"]
-        r["sass_ok"] = checks.get(k, {"ok": True})["ok"]
+        r["sass_ok"] = checks.get(r["kernel"], {"ok": False})["ok"]  # a kernel without a check is not used
     s = slug(device["device"])
-    with open(os.path.join(args.out, f"{s}.results.json"), "w") as f:
+    results_path = os.path.join(args.out, f"{s}.results.json")
+    if args.only and os.path.exists(results_path):
+        # Re-running some groups replaces their measurements in the GPU's existing results and
+        # keeps the rest; the meta records which groups were re-run when.
+        old = json.load(open(results_path))
+        fresh = {r["kernel"] for r in results}  # a re-run kernel replaces all of its old measurements
+        results = [r for r in old["results"] if r["kernel"] not in fresh] + results
+        checks = {**old.get("sass_checks", {}), **checks}
+        meta = {**old["meta"], "lat_i2f_opcode": meta["lat_i2f_opcode"], "reruns": old["meta"].get("reruns", []) + [{"groups": groups, **meta}]}
+    with open(results_path, "w") as f:
         json.dump({"meta": meta, "sass_checks": checks, "results": results}, f, indent=1)
     table = to_table(results, meta, args.arch)
     with open(os.path.join(args.out, f"{s}.{args.arch}.json"), "w") as f:
@@ -226,10 +259,38 @@ def calibrate(args):
         print("SASS checks failed for:", ", ".join(bad), file=sys.stderr)
 
 
+def tlb_fit(pts, min_rise=0.05):
+    """(reach_gib, penalty_cycles) of an L2-hit chase whose latency rises past the TLB reach, or None.
+
+    Beyond a reach R, a random walk over F > R of pages misses with probability 1 - R/F, so
+    latency(F) = base + penalty * max(0, 1 - R/F). R is searched over the measured footprints,
+    base is the median below R, and penalty is the least-squares fit above it; None when the
+    largest footprint is less than `min_rise` above the base (no knee measured)."""
+    ys = sorted(y for _, y in pts)
+    base_all = ys[len(ys) // 2]
+    if pts[-1][1] < base_all * (1 + min_rise):
+        return None
+    best = None
+    for i in range(1, len(pts) - 1):
+        reach = pts[i][0]
+        below = sorted(y for x, y in pts if x <= reach)
+        base = below[len(below) // 2]
+        above = [(1 - reach / x, y - base) for x, y in pts if x > reach]
+        den = sum(f * f for f, _ in above)
+        if den == 0:
+            continue
+        penalty = sum(f * d for f, d in above) / den
+        err = sum((y - base - penalty * max(0.0, 1 - reach / x)) ** 2 for x, y in pts)
+        if penalty > 0 and (best is None or err < best[0]):
+            best = (err, reach, penalty)
+    return (best[1], best[2]) if best else None
+
+
 def to_table(results, meta, arch):
     key = "measured-" + slug(meta["device"]["device"])
     src = {key: {"kind": "measured", "gpu": meta["device"]["device"], "tool": "gpuperf calibrate/microbench.cu (" + meta["nvcc"] + ")",
-                 "date": meta["date"], "driver": meta["nvidia_smi"]}}
+                 "date": meta["date"] + "".join(f"; {','.join(r['groups'])} re-run {r['date']}" for r in meta.get("reruns", [])),
+                 "driver": meta["nvidia_smi"]}}
     table = {"schema_version": 1, "kind": "arch", "arch": arch, "name": arch + " (measured)", "isa": "volta", "inherits": None,
              "complete": False, "sources": src, "classes": {}, "opcode_latency_cycles": {}, "opcode_issue_interval_cycles": {},
              "memory": {}, "cache": {}, "tensor": {}, "curves": {}}
@@ -311,19 +372,26 @@ def to_table(results, meta, arch):
         curve(name, [f"atomic_rate.global_{t}_k{k}" for k in ks], ks, lambda k, v: v / clock_ghz * atomic_ops_per_update(k),
               note=f"RED.ADD ({t}) from a full grid over k consecutive words at random; L2 atomic ops (sector passes) "
                    f"per cycle of the {meta['device']['max_clock_mhz']} MHz SM clock")
-    gib = [0.5, 1, 2, 4, 8, 16, 24, 32, 48, 64, 80]
-    curve("l2_hit_latency_vs_footprint_gib", [f"tlb.footprint_gib_{g:g}" for g in gib], gib,
-          note="L2-hit chase, 34 MiB + 128 B stride: no TLB-miss knee up to the largest footprint")
-    tl = [g for g in gib if val(f"tlb.footprint_gib_{g:g}") is not None]
-    if tl:
-        ys = [val(f"tlb.footprint_gib_{g:g}") for g in tl]
-        base = min(ys)
-        knee = next((g for g, y in zip(tl, ys) if g > 1 and y > base * 1.5), None)
-        if knee is None:
-            put("cache", "l2_tlb_coverage_mib", tl[-1] * 1024, note="lower bound: no TLB-miss knee up to this footprint")
+    if val("bandwidth.shared16_per_sm") is not None:
+        put("memory", "shared_bytes_per_cycle", val("bandwidth.shared16_per_sm"), note="LDS.128, 32 warps per SM")
+        put("memory", "shared_wavefronts_per_cycle", val("bandwidth.shared16_per_sm") / 128,
+            note="shared_bytes_per_cycle / 128 B per wavefront")
+    # TLB: L2-hit chase latency vs footprint, one step per 2 MiB page in random order.
+    pts = sorted((float(r["bench"].rsplit("_", 1)[1]), r["value"]) for b, r in by.items() if b.startswith("tlb.scattered_footprint_gib_"))
+    if len(pts) >= 2:
+        table["curves"]["l2_hit_latency_vs_footprint_gib"] = {
+            "x": [round(x, 6) for x, _ in pts], "y": [y for _, y in pts], "source": key,
+            "note": "one-thread chase, one 2 MiB page per step in random order, pages physically scattered (cuMemMap); "
+                    "cudaMalloc ranges measure the same"}
+        fit = tlb_fit(pts)
+        if fit is None:
+            put("cache", "l2_tlb_coverage_mib", pts[-1][0] * 1024, note="lower bound: no TLB-miss knee up to this footprint")
         else:
-            put("cache", "l2_tlb_coverage_mib", knee * 1024 / 2, note="half the first footprint whose latency rose by half")
-            put("memory", "tlb_miss_penalty_cycles", max(ys) - base)
+            reach, penalty = fit
+            put("cache", "l2_tlb_coverage_mib", reach * 1024, note="fitted knee of the footprint curve (2 MiB pages)")
+            put("cache", "l2_tlb_page_kib", 2048, note="the chase's page (the allocation granularity)")
+            put("memory", "tlb_miss_penalty_cycles", penalty,
+                note="fitted: latency = base + penalty * (1 - reach / footprint) beyond the reach (random replacement)")
     curve("add_cpi_vs_timing_window", [f"window_cpi.{n}" for n in (1, 2, 3, 4, 8, 64)], [1, 2, 3, 4, 8, 64],
           note="F1 Table I's experiment: cycles between two clock reads / independent add.u32 in between")
     for sec in list(table):
@@ -365,7 +433,7 @@ def merge(args):
                 cur = target.setdefault("classes", {}).setdefault(k, {})
                 cur[field] = mean_entry(vals, cur.get(field))
             elif section == "cache" and k.endswith("coverage_mib"):  # a lower bound: the smallest is safe
-                lo = min(vals, key=lambda x: x["value"])
+                lo = min(vals, key=lambda x: (x["value"], "lower bound" in x.get("note", "")))  # a fitted value before a bound
                 target.setdefault(section, {})[k] = dict(lo)
             else:
                 target.setdefault(section, {})[k] = mean_entry(vals, target.get(section, {}).get(k))
@@ -374,12 +442,13 @@ def merge(args):
         for k, c in t.get("curves", {}).items():
             curves.setdefault(k, []).append(c)
     for k, cs in curves.items():
-        xs = cs[0]["x"]
-        same = [c for c in cs if c["x"] == xs]
-        c = {"x": xs, "y": [round(sum(c["y"][i] for c in same) / len(same), 4) for i in range(len(xs))], "source": same[0]["source"]}
+        # Points of the same x are averaged; a footprint only one GPU could reach keeps its value.
+        xs = sorted({x for c in cs for x in c["x"]})
+        ys = [[c["y"][c["x"].index(x)] for c in cs if x in c["x"]] for x in xs]
+        c = {"x": xs, "y": [round(sum(v) / len(v), 4) for v in ys], "source": cs[0]["source"]}
         note = cs[0].get("note", "")
-        if len(same) > 1:
-            note += ("; " if note else "") + "mean of " + ", ".join(x["source"] for x in same)
+        if len(cs) > 1:
+            note += ("; " if note else "") + "mean of " + ", ".join(x["source"] for x in cs) + " where both measured"
         if note:
             c["note"] = note
         target.setdefault("curves", {})[k] = c
@@ -392,7 +461,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--arch", default="sm_90")
-    ap.add_argument("--only", default="")
+    ap.add_argument("--only", default="", help="comma-separated groups (alu, window, hmma, hgmma, memory, tlb); "
+                    "measurements of these groups replace those in an existing OUT/<gpu>.results.json")
     ap.add_argument("--merge", nargs="*")
     ap.add_argument("--into")
     ap.add_argument("--retable", nargs="*", help="rebuild table files from RESULTS.json files")

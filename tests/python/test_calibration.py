@@ -1,0 +1,80 @@
+"""The calibration driver's pure parts, against the measurements committed in calibrate/results:
+the shipped tables must be exactly what the driver derives from the raw results, so a change to
+the derivation (or a hand edit of a table) shows up here."""
+import json
+import shutil
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "calibrate"))
+import run_calibration as rc  # noqa: E402
+
+RESULTS = ROOT / "calibrate" / "results"
+GPUS = ["nvidia-h100-80gb-hbm3", "nvidia-h200"]
+
+
+@pytest.mark.parametrize("slug", GPUS)
+def test_per_gpu_table_is_derived_from_committed_results(slug, tmp_path):
+    for suffix in (".results.json", ".sass.txt.xz"):
+        shutil.copy(RESULTS / (slug + suffix), tmp_path / (slug + suffix))
+    rc.retable(type("Args", (), {"retable": [str(tmp_path / f"{slug}.results.json")]}))
+    assert json.load(open(tmp_path / f"{slug}.sm_90.json")) == json.load(open(RESULTS / f"{slug}.sm_90.json"))
+
+
+@pytest.mark.parametrize("slug", GPUS)
+def test_every_timed_kernel_has_a_sass_check_that_passes_on_the_committed_listing(slug):
+    r = json.load(open(RESULTS / f"{slug}.results.json"))
+    checks = rc.check_sass(rc.read_sass_listing(str(RESULTS / f"{slug}.sass.txt.xz")))
+    assert {x["kernel"] for x in r["results"]} <= set(checks)
+    assert [k for k, c in checks.items() if not c["ok"]] == []
+    assert checks == r["sass_checks"]
+    assert all(x["sass_ok"] for x in r["results"])
+
+
+def test_sass_check_catches_a_folded_chain():
+    folded = {"_Z8lat_ffmaPxPff": ["FFMA R1, R2, R3, R4"] * 10 + ["EXIT"]}
+    assert not rc.check_sass(folded)["lat_ffma"]["ok"]
+    assert rc.check_sass({"_Z8lat_ffmaPxPff": ["FFMA R1, R1, R3, R4"] * 256})["lat_ffma"]["ok"]
+
+
+def test_shipped_sm90_is_the_merge_of_both_gpus(tmp_path):
+    shipped = ROOT / "latency_tables" / "arch" / "sm_90.json"
+    into = tmp_path / "sm_90.json"
+    shutil.copy(shipped, into)
+    rc.merge(type("Args", (), {"merge": [str(RESULTS / f"{s}.sm_90.json") for s in GPUS], "into": str(into)}))
+    assert json.load(open(into)) == json.load(open(shipped))
+
+
+def test_measured_hopper_values():
+    t = json.load(open(ROOT / "latency_tables" / "arch" / "sm_90.json"))
+    assert t["classes"]["fp32"]["latency_cycles"]["value"] == pytest.approx(4.0, abs=0.1)
+    assert t["classes"]["fp32"]["issue_interval_cycles"]["value"] == pytest.approx(1.0, abs=0.05)
+    assert t["cache"]["l2_tlb_coverage_mib"]["value"] == 65536
+    assert t["memory"]["tlb_miss_penalty_cycles"]["value"] == pytest.approx(104, abs=5)
+    assert t["memory"]["shared_wavefronts_per_cycle"]["value"] == pytest.approx(0.98, abs=0.01)
+    for sec in ("classes", "memory", "cache", "tensor", "curves"):
+        for k, v in t[sec].items():
+            for e in (v.values() if sec == "classes" else [v]):
+                assert e["source"] in t["sources"], (sec, k)
+
+
+def test_tlb_fit_recovers_reach_and_penalty():
+    xs = [0.03125, 0.25, 1, 4, 16, 32, 48, 64, 80, 96, 112]
+    pts = [(x, 300 + (120 * (1 - 32 / x) if x > 32 else 0)) for x in xs]
+    reach, penalty = rc.tlb_fit(pts)
+    assert reach == 32
+    assert penalty == pytest.approx(120)
+
+
+def test_tlb_fit_reports_no_knee_on_a_flat_curve():
+    assert rc.tlb_fit([(x, 298 + (x % 3)) for x in (0.5, 1, 2, 4, 8, 16, 32, 64)]) is None
+
+
+def test_mangled_kernel_names():
+    assert rc.mangled_is("_Z8lat_ffmaPxPff", "lat_ffma")
+    assert not rc.mangled_is("_Z8lat_ffmaPxPff", "lat_fadd")
+    assert rc.mangled_is("_Z18atomic_latency_depILb1EEvPjPxij", "atomic_latency_dep<true>")
+    assert not rc.mangled_is("_Z18atomic_latency_depILb1EEvPjPxij", "atomic_latency_dep<false>")
