@@ -288,7 +288,10 @@ __global__ void chase_shared(long long* cycles, unsigned* sink, int steps) {
   *cycles = (t1 - t0) / steps;
   *sink = p;
 }
-__constant__ unsigned cnext[8192];
+// Constant caches: a chase through __constant__ memory with a 64 B stride (the L1 constant line)
+// over a footprint from 512 B (inside the 2 KiB L1 constant cache of Volta-Turing) to 60 KiB
+// (beyond it, in the L1.5). One thread: every load is a broadcast.
+__constant__ unsigned cnext[15360];
 __global__ void chase_const(long long* cycles, unsigned* sink, int steps) {
   unsigned p = 0;
   for (int i = 0; i < steps; ++i) p = cnext[p];
@@ -545,10 +548,10 @@ int main(int argc, char** argv) {
   printf("{\"device\": \"%s\", \"sms\": %d, \"cc\": \"%d.%d\", \"max_clock_mhz\": %.0f, \"l2_bytes\": %d}\n", prop.name, sms, prop.major,
          prop.minor, clock_mhz, prop.l2CacheSize);
   // argv[1]: "" (everything), "alu" (the instruction chains), or a substring of a group name
-  // (window, hmma, hgmma, memory, tlb). The driver runs groups in separate processes, so a fault
+  // (window, hmma, hgmma, memory, const, tlb). The driver runs groups in separate processes, so a fault
   // in one (an illegal instruction kills the context) does not lose the others.
   auto want = [&](const char* n) {
-    static const char* groups[] = {"window", "hmma", "hgmma", "memory", "tlb"};
+    static const char* groups[] = {"window", "hmma", "hgmma", "memory", "const", "tlb"};
     if (!strcmp(only, "alu")) {
       for (auto g : groups) if (!strcmp(n, g)) return false;
       return true;
@@ -688,13 +691,6 @@ int main(int argc, char** argv) {
     long long c;
     CK(cudaMemcpy(&c, cyc, 8, cudaMemcpyDeviceToHost));
     emit("latency.shared", double(c), "cycles", "chase_shared");
-    std::vector<unsigned> cn(8192);
-    for (int i = 0; i < 8192; ++i) cn[i] = (i + 16) % 8192;
-    CK(cudaMemcpyToSymbol(cnext, cn.data(), 8192 * 4));
-    chase_const<<<1, 1>>>(cyc, sink, 512);
-    CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(&c, cyc, 8, cudaMemcpyDeviceToHost));
-    emit("latency.const", double(c), "cycles", "chase_const");
     // Atomic latency vs contention (F0 Table 4.2 / F3 Table 7).
     for (int sh = 0; sh < 2; ++sh)
       for (int cont : {1, 2, 4, 8, 16, 32}) {
@@ -752,6 +748,29 @@ int main(int argc, char** argv) {
     CK(cudaDeviceSynchronize());
     ms = elapsed_ms([] { for (int r = 0; r < 1000; ++r) empty_kernel<<<1, 32>>>(); });
     emit("launch.empty_kernel_back_to_back", ms * 1000.0 / 1000, "us", "empty_kernel");
+  }
+  if (want("const")) {
+    long long* cyc;
+    unsigned* sink;
+    CK(cudaMalloc(&cyc, 8));
+    CK(cudaMalloc(&sink, 4));
+    for (unsigned bytes : {512u, 1024u, 2048u, 3072u, 4096u, 8192u, 16384u, 32768u, 61440u}) {
+      unsigned words = bytes / 4;
+      std::vector<unsigned> cn(words, 0);
+      for (unsigned i = 0; i < words; i += 16) cn[i] = (i + 16) % words;
+      CK(cudaMemcpyToSymbol(cnext, cn.data(), bytes));
+      // The warm pass visits every line at least twice.
+      chase_const<<<1, 1>>>(cyc, sink, (int)std::max(512u, 2 * words / 16));
+      CK(cudaGetLastError());
+      CK(cudaDeviceSynchronize());
+      long long c;
+      CK(cudaMemcpy(&c, cyc, 8, cudaMemcpyDeviceToHost));
+      char b[64];
+      snprintf(b, sizeof b, "latency.const_footprint_b_%u", bytes);
+      emit(b, double(c), "cycles", "chase_const");
+    }
+    CK(cudaFree(cyc));
+    CK(cudaFree(sink));
   }
   // TLB reach and miss cost: L2-hit chase latency vs footprint, one step per 2 MiB page.
   if (want("tlb")) {

@@ -78,7 +78,6 @@ TABLE_MAP = {
     "latency.hgmma_64x128x16_f32": ("classes", "tensor_gmma", "latency_cycles"),
     "latency.l1_hit": ("memory", "l1_hit_latency_cycles", None), "latency.l2_hit": ("memory", "l2_hit_latency_cycles", None),
     "latency.dram": ("memory", "dram_latency_cycles", None), "latency.shared": ("memory", "shared_latency_cycles", None),
-    "latency.const": ("memory", "const_l1_latency_cycles", None),
     "latency.shared_atomic_1": ("memory", "shared_atomic_latency_cycles", None),
     "latency.global_atomic_1": ("memory", "global_atomic_latency_cycles", None),
     "launch.empty_kernel_back_to_back": ("memory", "launch_overhead_us", None),
@@ -112,7 +111,7 @@ def sass_counts(binary):
             continue
         m = re.match(r"\s+/\*[0-9a-f]{4}\*/\s+(.*?);", line)
         if cur and m:
-            funcs[cur].append(m.group(1))
+            funcs[cur].append(m.group(1).strip())  # newer cuobjdump pads before the ";"
     return funcs
 
 
@@ -217,7 +216,7 @@ def calibrate(args):
             f.write(f"Function : {name}\n" + "".join(f"    {l}\n" for l in lines))
     checks = check_sass(funcs)
     device, results, failures = None, [], {}
-    groups = args.only.split(",") if args.only else ["alu", "window", "hmma", "hgmma", "memory", "tlb"]
+    groups = args.only.split(",") if args.only else ["alu", "window", "hmma", "hgmma", "memory", "const", "tlb"]
     for group in groups:
         p = subprocess.run([binary, group], capture_output=True, text=True)
         lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
@@ -376,6 +375,18 @@ def to_table(results, meta, arch):
         put("memory", "shared_bytes_per_cycle", val("bandwidth.shared16_per_sm"), note="LDS.128, 32 warps per SM")
         put("memory", "shared_wavefronts_per_cycle", val("bandwidth.shared16_per_sm") / 128,
             note="shared_bytes_per_cycle / 128 B per wavefront")
+    # Constant caches: latency vs footprint; L1 at the smallest, L1.5 at the largest footprint.
+    cpts = sorted((int(r["bench"].rsplit("_", 1)[1]), r["value"]) for b, r in by.items() if b.startswith("latency.const_footprint_b_"))
+    if cpts:
+        table["curves"]["const_latency_vs_footprint_kib"] = {
+            "x": [b / 1024 for b, _ in cpts], "y": [y for _, y in cpts], "source": key,
+            "note": "one-thread chase through __constant__ memory, 64 B stride (broadcast loads)"}
+        l1 = cpts[0][1]
+        put("memory", "const_l1_latency_cycles", l1, note=f"chase over {cpts[0][0]} B")
+        fits = [b for b, y in cpts if y <= l1 * 1.2]
+        if cpts[-1][1] > l1 * 1.2:
+            put("memory", "const_l15_latency_cycles", cpts[-1][1], note=f"chase over {cpts[-1][0] // 1024} KiB")
+            put("cache", "const_l1_kib", fits[-1] / 1024, note="the largest footprint whose chase stays within 20 % of the L1 latency")
     # TLB: L2-hit chase latency vs footprint, one step per 2 MiB page in random order.
     pts = sorted((float(r["bench"].rsplit("_", 1)[1]), r["value"]) for b, r in by.items() if b.startswith("tlb.scattered_footprint_gib_"))
     if len(pts) >= 2:
@@ -461,7 +472,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--arch", default="sm_90")
-    ap.add_argument("--only", default="", help="comma-separated groups (alu, window, hmma, hgmma, memory, tlb); "
+    ap.add_argument("--only", default="", help="comma-separated groups (alu, window, hmma, hgmma, memory, const, tlb); "
                     "measurements of these groups replace those in an existing OUT/<gpu>.results.json")
     ap.add_argument("--merge", nargs="*")
     ap.add_argument("--into")
