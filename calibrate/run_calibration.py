@@ -4,8 +4,11 @@
 Builds calibrate/microbench.cu for the GPU at hand, checks that each timed kernel's SASS really
 contains the intended instruction sequence (cuobjdump), runs it, and writes:
   OUT/<slug>.results.json   raw measurements, SASS checks, device/driver/tool versions
-  OUT/<slug>.sm_XX.json     a latency-table file (schema 1) with `measured` provenance, ready to
-                            drop into a table override directory (~/.config/gpuperf/tables/arch/)
+  OUT/<slug>.sm_XX.json     the measured values as a latency-table file (schema 1, `measured` provenance)
+  OUT/<slug>.override/arch/sm_XX.json
+                            a complete arch file: the shipped one with the measured values merged in
+                            (or, for a new architecture, the measured table inheriting an older one);
+                            `gpuperf report ... --tables OUT/<slug>.override` predicts with it
 
   python3 calibrate/run_calibration.py --out calibrate/results [--arch sm_90]
   python3 calibrate/run_calibration.py --merge calibrate/results/*.sm_90.json --into latency_tables/arch/sm_90.json
@@ -21,6 +24,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SHIPPED_TABLES = os.path.join(os.path.dirname(HERE), "latency_tables")
 
 # kernel -> [(SASS regex that must appear, minimum count in the kernel), ...]
 SASS_CHECKS = {
@@ -196,6 +200,7 @@ def retable(args):
         out = path.replace(".results.json", f".{r['meta']['arch']}.json")
         json.dump(table, open(out, "w"), indent=1)
         print("wrote", out)
+        write_override(table, r["meta"]["arch"], path.replace(".results.json", ".override"))
 
 
 def slug(name):
@@ -251,6 +256,7 @@ def calibrate(args):
     table = to_table(results, meta, args.arch)
     with open(os.path.join(args.out, f"{s}.{args.arch}.json"), "w") as f:
         json.dump(table, f, indent=1)
+    write_override(table, args.arch, os.path.join(args.out, f"{s}.override"))
     for r in results:
         print(f"{r['bench']:36s} {r['value']:10.2f} {r['unit']:12s} {'SASS ok' if r['sass_ok'] else 'SASS CHECK FAILED'}")
     bad = [k for k, c in checks.items() if not c["ok"]]
@@ -414,10 +420,42 @@ def to_table(results, meta, arch):
 def merge(args):
     """Average measured tables (e.g. H100 and H200) into a shipped arch file, keeping its other values."""
     tables = [json.load(open(p)) for p in args.merge]
-    target = json.load(open(args.into))
+    target = merge_tables(tables, json.load(open(args.into)))
+    json.dump(target, open(args.into, "w"), indent=1)
+    open(args.into, "a").write("\n")
+    print(f"merged {' + '.join(sorted(k for t in tables for k in t['sources']))} into {args.into}")
+
+
+def override_table(table, arch, shipped_dir=SHIPPED_TABLES):
+    """A complete arch file for a table override directory (--tables DIR, GPUPERF_TABLES or
+    ~/.config/gpuperf/tables): an override replaces the shipped file of the same name, so the
+    measured values are merged into a copy of it. For an architecture gpuperf does not ship,
+    the measured table inherits the newest shipped one older than it (a catalog entry for the
+    GPU still has to name the new architecture)."""
+    shipped = os.path.join(shipped_dir, "arch", f"{arch}.json")
+    if os.path.exists(shipped):
+        return merge_tables([table], json.load(open(shipped)))
+    number = lambda a: int(re.sub(r"\D", "", a) or 0)
+    older = sorted((f[:-5] for f in os.listdir(os.path.join(shipped_dir, "arch")) if f.endswith(".json") and number(f[:-5]) < number(arch)), key=number)
+    if not older:
+        raise SystemExit(f"calibrate: no shipped architecture older than {arch} to inherit from")
+    base = json.load(open(os.path.join(shipped_dir, "arch", older[-1] + ".json")))
+    return {**table, "name": f"{arch} (measured, inherits {older[-1]})", "isa": base["isa"], "inherits": older[-1]}
+
+
+def write_override(table, arch, directory):
+    """DIR/arch/<arch>.json from override_table(): `gpuperf ... --tables DIR` predicts with it."""
+    os.makedirs(os.path.join(directory, "arch"), exist_ok=True)
+    path = os.path.join(directory, "arch", f"{arch}.json")
+    json.dump(override_table(table, arch), open(path, "w"), indent=1)
+    print("wrote", path, "(use: gpuperf report ... --tables", directory + ")")
+
+
+def merge_tables(tables, target):
+    """`target` with the mean of the measured `tables`' values in place of its own."""
+    target = json.loads(json.dumps(target))
     for t in tables:
         target["sources"].update(t["sources"])
-    keys = " + ".join(sorted(k for t in tables for k in t["sources"]))
 
     def mean_entry(vals, old):
         mean = round(sum(x["value"] for x in vals) / len(vals), 2)
@@ -463,9 +501,7 @@ def merge(args):
         if note:
             c["note"] = note
         target.setdefault("curves", {})[k] = c
-    json.dump(target, open(args.into, "w"), indent=1)
-    open(args.into, "a").write("\n")
-    print(f"merged {keys} into {args.into}")
+    return target
 
 
 def main():

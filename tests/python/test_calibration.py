@@ -78,3 +78,25 @@ def test_mangled_kernel_names():
     assert not rc.mangled_is("_Z8lat_ffmaPxPff", "lat_fadd")
     assert rc.mangled_is("_Z18atomic_latency_depILb1EEvPjPxij", "atomic_latency_dep<true>")
     assert not rc.mangled_is("_Z18atomic_latency_depILb1EEvPjPxij", "atomic_latency_dep<false>")
+
+
+def test_override_from_a_calibration_is_a_complete_table(tmp_path):
+    """The driver's override file passes `tables check` and predicts: the shipped sm_90 with one
+    GPU's measurements merged in, and, for an architecture gpuperf does not ship, the measured
+    table inheriting the newest older one."""
+    import subprocess
+
+    from conftest import DEVSAMPLE, cli_path
+    measured = json.load(open(RESULTS / "nvidia-h200.sm_90.json"))
+    rc.write_override(measured, "sm_90", str(tmp_path / "ov"))
+    ov = json.load(open(tmp_path / "ov" / "arch" / "sm_90.json"))
+    assert ov["occupancy"] == json.load(open(ROOT / "latency_tables" / "arch" / "sm_90.json"))["occupancy"]
+    assert ov["memory"]["l2_hit_latency_cycles"]["value"] == 371.0  # the H200's own, not the H100/H200 mean
+    rc.write_override({**measured, "arch": "sm_100"}, "sm_100", str(tmp_path / "ov"))
+    assert json.load(open(tmp_path / "ov" / "arch" / "sm_100.json"))["inherits"] == "sm_90"
+    check = subprocess.run([cli_path(), "tables", "check", "--tables", str(tmp_path / "ov")], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    rep = subprocess.run([cli_path(), "report", *DEVSAMPLE, "--gpu", "h200", "--tables", str(tmp_path / "ov"), "--json"],
+                         capture_output=True, text=True)
+    assert rep.returncode == 0, rep.stderr
+    assert len(json.loads(rep.stdout)["kernels"]) > 10
