@@ -168,6 +168,23 @@ __global__ void thr_iadd3(long long* cycles, unsigned* sink, unsigned seed) {
 }
 
 // Tensor core: mma.sync m16n8k16 f16 inputs, f32 accumulate; dependent through the accumulator.
+// Turing has no k16 shape: there one step is two dependent m16n8k8 (HMMA.1688), and the host
+// reports per HMMA.1688. Volta's m8n8k4 is not benchmarked (the host skips the group below sm_75).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 750
+#define MMA_16816(c0, c1, c2, c3, a0, a1, a2, a3, b0, b1) __trap()
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define MMA_16816(c0, c1, c2, c3, a0, a1, a2, a3, b0, b1)                                                                    \
+  do {                                                                                                                     \
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"           \
+                 : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3) : "r"(a0), "r"(a1), "r"(b0));                                  \
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"           \
+                 : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3) : "r"(a2), "r"(a3), "r"(b1));                                  \
+  } while (0)
+#else
+#define MMA_16816(c0, c1, c2, c3, a0, a1, a2, a3, b0, b1)                                                                    \
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"   \
+               : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3) : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1))
+#endif
 __global__ void lat_hmma(long long* cycles, float* sink) {
   unsigned a0 = 0x3c003c00u, a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0;
   float c0 = threadIdx.x, c1 = 0, c2 = 0, c3 = 0;
@@ -176,8 +193,7 @@ __global__ void lat_hmma(long long* cycles, float* sink) {
     long long t0 = clock64();
 #pragma unroll
     for (int i = 0; i < CHAIN / 4; ++i)
-      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                   : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3) : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+      MMA_16816(c0, c1, c2, c3, a0, a1, a2, a3, b0, b1);
     long long t1 = clock64();
     if (t1 - t0 < best) best = t1 - t0;
   }
@@ -194,8 +210,7 @@ __global__ void thr_hmma(long long* cycles, float* sink) {
     for (int i = 0; i < CHAIN / 16; ++i)
 #pragma unroll
       for (int j = 0; j < 4; ++j)
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%4,%4,%4}, {%4,%4}, {%0,%1,%2,%3};"
-                     : "+f"(c[j][0]), "+f"(c[j][1]), "+f"(c[j][2]), "+f"(c[j][3]) : "r"(a));
+        MMA_16816(c[j][0], c[j][1], c[j][2], c[j][3], a, a, a, a, a, a);
   }
   __syncthreads();
   long long t1 = clock64();
@@ -217,9 +232,7 @@ __global__ void thr_hmma_rt(long long* cycles, float* sink, const unsigned* ab, 
   for (int it = 0; it < iters; ++it) {
 #pragma unroll
     for (int j = 0; j < 4; ++j)
-      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                   : "+f"(c[j][0]), "+f"(c[j][1]), "+f"(c[j][2]), "+f"(c[j][3])
-                   : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+      MMA_16816(c[j][0], c[j][1], c[j][2], c[j][3], a0, a1, a2, a3, b0, b1);
   }
   __syncthreads();
   long long t1 = clock64();
@@ -606,7 +619,13 @@ int main(int argc, char** argv) {
     cudaFree(c);
     cudaFree(sink);
   }
-  if (want("hmma")) {
+  const int cc = prop.major * 10 + prop.minor;
+  if (want("hmma") && cc < 75) fprintf(stderr, "hmma: skipped, mma.sync f16 shapes start at sm_75\n");
+  if (want("hmma") && cc >= 75) {
+    // Per instruction: one HMMA.16816 per step on sm_80+, two HMMA.1688 on Turing.
+    const double per_step = cc >= 80 ? 1 : 2;
+    const char* shape = cc >= 80 ? "16816" : "1688";
+    char b[80];
     long long* cyc;
     float* sink;
     CK(cudaMalloc(&cyc, 8 * 4096));
@@ -615,12 +634,14 @@ int main(int argc, char** argv) {
     CK(cudaDeviceSynchronize());
     long long c;
     CK(cudaMemcpy(&c, cyc, 8, cudaMemcpyDeviceToHost));
-    emit("latency.hmma_16816_f32", double(c) / (CHAIN / 4), "cycles", "lat_hmma");
+    snprintf(b, sizeof b, "latency.hmma_%s_f32", shape);
+    emit(b, double(c) / (CHAIN / 4) / per_step, "cycles", "lat_hmma");
     CK(cudaMemset(cyc, 0, 8 * 4096));
     thr_hmma<<<sms, 1024>>>(cyc, sink);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
-    emit("issue_interval.hmma_16816_f32_const", double(slowest_cta(cyc, sms)) / (8.0 * (CHAIN / 16) * 4 * ITERS), "cycles", "thr_hmma");
+    snprintf(b, sizeof b, "issue_interval.hmma_%s_f32_const", shape);
+    emit(b, double(slowest_cta(cyc, sms)) / (8.0 * (CHAIN / 16) * 4 * ITERS * per_step), "cycles", "thr_hmma");
     // Runtime operands, 1..8 warps per sub-partition; clock64 per CTA and events for the grid.
     unsigned* ab;
     CK(cudaMalloc(&ab, 64));
@@ -633,11 +654,10 @@ int main(int argc, char** argv) {
       CK(cudaGetLastError());
       float ms = elapsed_ms([&] { thr_hmma_rt<<<sms, threads>>>(cyc, sink, ab, iters); });
       long long mx = slowest_cta(cyc, sms);
-      double per_sp = double(warps_per_sp) * iters * 4;  // HMMAs per sub-partition
-      char b[80];
-      snprintf(b, sizeof b, "issue_interval.hmma_16816_f32_w%d", warps_per_sp);
-      emit(b, double(mx) / per_sp, "cycles", "thr_hmma_rt");
-      snprintf(b, sizeof b, "rate.hmma_16816_f32_w%d", warps_per_sp);
+      double per_sp = double(warps_per_sp) * iters * 4;  // m16n8k16 steps per sub-partition
+      snprintf(b, sizeof b, "issue_interval.hmma_%s_f32_w%d", shape, warps_per_sp);
+      emit(b, double(mx) / (per_sp * per_step), "cycles", "thr_hmma_rt");
+      snprintf(b, sizeof b, "rate.hmma_%s_f32_w%d", shape, warps_per_sp);
       emit(b, double(sms) * 4 * per_sp * 4096.0 / (ms * 1e-3) / 1e12, "TFLOPS", "thr_hmma_rt");
     }
     cudaFree(ab);

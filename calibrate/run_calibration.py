@@ -42,8 +42,9 @@ SASS_CHECKS = {
     "lat_f2f_pair": [(r"\bF2F\.F64\.F32\b", 128), (r"\bF2F\.F32\.F64\b", 128)],
     "lat_isetp_sel": [(r"\bISETP\b", 128), (r"\bSEL\b", 128)], "lat_fsetp_fsel": [(r"\bFSETP\b", 128), (r"\bFSEL\b", 128)],
     "lat_shfl": [(r"\bSHFL\b", 256)], "thr_shfl": [(r"\bSHFL\b", 256)],
-    "lat_hmma": [(r"\bHMMA\.16816\.F32\b", 64)], "thr_hmma": [(r"\bHMMA\.16816\.F32\b", 64)],
-    "thr_hmma_rt": [(r"\bHMMA\.16816\.F32\b", 4)],
+    # m16n8k16 is one HMMA.16816 on sm_80+ and two HMMA.1688 on Turing.
+    "lat_hmma": [(r"\bHMMA\.(16816|1688)\.F32\b", 64)], "thr_hmma": [(r"\bHMMA\.(16816|1688)\.F32\b", 64)],
+    "thr_hmma_rt": [(r"\bHMMA\.(16816|1688)\.F32\b", 4)],
     "lat_hgmma": [(r"\bHGMMA\.64x128x16\.F32\b", 1)], "thr_hgmma": [(r"\bHGMMA\.64x128x16\.F32\b", 8)],
     "thr_ffma": [(r"\bFFMA\b", 256)], "thr_dfma": [(r"\bDFMA\b", 256)], "thr_imad": [(r"\bIMAD\b", 256)],
     "thr_mufu_ex2": [(r"\bMUFU\.EX2\b", 256)], "thr_lop3": [(r"\bLOP3\b", 256)],
@@ -55,13 +56,14 @@ SASS_CHECKS = {
     "thr_f2f_pair": [(r"\bF2F\.F64\.F32\b", 128), (r"\bF2F\.F32\.F64\b", 128)],
     "thr_isetp_sel": [(r"\bISETP\b", 128), (r"\bSEL\b", 128)], "thr_fsetp_fsel": [(r"\bFSETP\b", 128), (r"\bFSEL\b", 128)],
     # F1 Table I's window: two clock reads around n adds (ptxas may emit them as IADD3, IMAD or VIADD).
-    **{f"window_cpi<{n}>": [(r"\bCS2R\.32\b", 2)] for n in (1, 2, 3, 4, 8, 64)},
-    # Memory: the chases' loads carry the intended cache operator (ld.ca: .STRONG.SM, ld.cg: .STRONG.GPU).
-    "chase_global_ca": [(r"\bLDG\.E\.STRONG\.SM\b", 32)], "chase_global_cg": [(r"\bLDG\.E\.STRONG\.GPU\b", 32)],
+    **{f"window_cpi<{n}>": [(r"SR_CLOCKLO", 2)] for n in (1, 2, 3, 4, 8, 64)},  # CS2R.32 or S2UR
+    # Memory: the chases' loads carry the intended cache operator (ld.ca: .STRONG.SM on Hopper,
+    # .STRONG.CTA on Turing; ld.cg: .STRONG.GPU).
+    "chase_global_ca": [(r"\bLDG\.E\.STRONG\.(SM|CTA)\b", 32)], "chase_global_cg": [(r"\bLDG\.E\.STRONG\.GPU\b", 32)],
     "chase64_cg": [(r"\bLDG\.E\.64\.STRONG\.GPU\b", 2)], "chase_shared": [(r"\bLDS\b", 16)],
     "chase_const": [(r"\bLDC\b\s+\S+\s+c\[0x3\]\[R", 32)],
     "bw_copy": [(r"\bLDG\.E\.128\b", 1), (r"\bSTG\.E\.128\b", 1)], "bw_read_l2": [(r"\bLDG\.E\.128\.STRONG\.GPU\b", 1)],
-    "bw_l1": [(r"\bLDG\.E\.128\.STRONG\.SM\b", 4)], "bw_shared": [(r"\bLDS\b", 4)], "bw_shared16": [(r"\bLDS\.128\b", 4)],
+    "bw_l1": [(r"\bLDG\.E\.128\.STRONG\.(SM|CTA)\b", 4)], "bw_shared": [(r"\bLDS\b", 4)], "bw_shared16": [(r"\bLDS(\.U)?\.128\b", 4)],
     "empty_kernel": [(r"\bEXIT\b", 1)],
     "atomic_rate<unsigned>": [(r"\bREDG?\.E\.ADD\.STRONG", 1)], "atomic_rate<float>": [(r"\bREDG?\.E\.ADD\.F32", 1)],
 }
@@ -78,7 +80,7 @@ TABLE_MAP = {
     "latency.popc": ("classes", "bitcount", "latency_cycles"),
     "latency.shfl": ("classes", "shuffle", "latency_cycles"), "issue_interval.shfl": ("classes", "shuffle", "issue_interval_cycles"),
     "issue_interval.f2i": ("classes", "conv", "issue_interval_cycles"),
-    "latency.hmma_16816_f32": ("classes", "tensor_hmma", "latency_cycles"),
+    "latency.hmma_16816_f32": ("classes", "tensor_hmma", "latency_cycles"), "latency.hmma_1688_f32": ("classes", "tensor_hmma", "latency_cycles"),
     "latency.hgmma_64x128x16_f32": ("classes", "tensor_gmma", "latency_cycles"),
     "latency.l1_hit": ("memory", "l1_hit_latency_cycles", None), "latency.l2_hit": ("memory", "l2_hit_latency_cycles", None),
     "latency.dram": ("memory", "dram_latency_cycles", None), "latency.shared": ("memory", "shared_latency_cycles", None),
@@ -259,7 +261,7 @@ def calibrate(args):
     write_override(table, args.arch, os.path.join(args.out, f"{s}.override"))
     for r in results:
         print(f"{r['bench']:36s} {r['value']:10.2f} {r['unit']:12s} {'SASS ok' if r['sass_ok'] else 'SASS CHECK FAILED'}")
-    bad = [k for k, c in checks.items() if not c["ok"]]
+    bad = sorted({r["kernel"] for r in results if not checks.get(r["kernel"], {"ok": False})["ok"]})
     if bad:
         print("SASS checks failed for:", ", ".join(bad), file=sys.stderr)
 
@@ -342,7 +344,7 @@ def to_table(results, meta, arch):
         put("opcode_issue_interval_cycles", "F2F", val("issue_interval.f2f_pair") / 2, note="half of the pair chain's interval")
     # mma.sync: the lowest interval over 1..8 warps per sub-partition (runtime operands). The
     # constant-operand variant is kept in the results but not used (it reports below the peak).
-    hm = [val(f"issue_interval.hmma_16816_f32_w{w}") for w in (1, 2, 4, 8)]
+    hm = [val(f"issue_interval.hmma_{shape}_f32_w{w}") for shape in ("16816", "1688") for w in (1, 2, 4, 8)]
     hm = [x for x in hm if x is not None]
     if hm:
         put("classes", "tensor_hmma", min(hm), "issue_interval_cycles", "runtime operands, 1-8 warps per sub-partition; event-timed TFLOPS agree")

@@ -100,3 +100,16 @@ def test_override_from_a_calibration_is_a_complete_table(tmp_path):
                          capture_output=True, text=True)
     assert rep.returncode == 0, rep.stderr
     assert len(json.loads(rep.stdout)["kernels"]) > 10
+
+
+@pytest.mark.parametrize("target", [["-arch=sm_75"], ["-arch=sm_80"], ["-gencode", "arch=compute_90a,code=sm_90a", "-DGPUPERF_HGMMA"]])
+def test_microbenchmarks_compile_for_turing_ampere_and_hopper(target, tmp_path):
+    """A user with a T4 or an A100 can calibrate too (Turing's HMMA.1688 path, no wgmma)."""
+    import os
+    import subprocess
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not os.path.exists(nvcc):
+        pytest.skip("no CUDA toolkit on this machine")
+    p = subprocess.run([nvcc, "-O3", *target, "-cubin", "-I", str(ROOT / "calibrate"), "-o", str(tmp_path / "mb.cubin"),
+                        str(ROOT / "calibrate" / "microbench.cu")], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr[-2000:]
