@@ -314,3 +314,21 @@ TEST_CASE("L2 atomic passes: distinct words of a sector share a pass, same-word 
   CHECK(atomic_sector_passes(coalesced, 32) == 4);   // 32 consecutive words: 4 sectors, one pass each
   CHECK(atomic_sector_passes(two_sectors, 4) == 3);  // sector 0: 1 pass; sector 1: word 8 twice
 }
+
+TEST_CASE("stores are written back: y = a*x + y moves as many DRAM bytes as c = a + b (H100 traces)") {
+  // bench/corpus/h100/devsample: vecadd and saxpy_gridstride over 16M floats, first 16 CTAs traced.
+  // saxpy's store hits the line its own load brought into L2, yet the dirty line still goes back
+  // to DRAM; cold, both move 3 x 64 MiB.
+  const std::string dir = std::string(GPUPERF_TEST_DIR) + "/../bench/corpus/h100/devsample/traces/";
+  auto g = GpuSpec::from_catalog(tables(), "h100");
+  for (auto file : {"kernel-4.traceg.xz", "kernel-5.traceg.xz"}) {
+    Application app = load(dir + file);
+    REQUIRE(app.kernels.size() == 1);
+    auto r = Predictor(std::make_shared<const Kernel>(app.kernels[0])).predict(g);
+    INFO(std::string(file));
+    CHECK(r.bottleneck == "dram");
+    // 2 %: the grid-stride kernel's 16 traced CTAs are scaled to the grid.
+    CHECK(r.memory.dram_write_bytes == doctest::Approx(4.0 * (1 << 24)).epsilon(0.02));
+    CHECK(r.memory.dram_read_bytes + r.memory.dram_write_bytes == doctest::Approx(3.0 * 4 * (1 << 24)).epsilon(0.02));
+  }
+}

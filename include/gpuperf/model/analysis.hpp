@@ -32,6 +32,7 @@ struct PcStats {
   std::uint64_t l1_hist[ReuseProfiler::kBuckets] = {0};
   std::uint64_t l2_hist[ReuseProfiler::kBuckets] = {0};
   std::uint64_t l1_cold = 0, l2_cold = 0;
+  std::uint64_t l2_first_writes = 0;  // stores: sectors this PC is the first in the kernel to write (each is written back once)
   bool has_profile = false;
   bool in_loop = false;         // inside a backward-branch region
   int load_group = -1;          // loads sharing an address base (count-only inputs)
@@ -233,6 +234,7 @@ inline KernelAnalysis analyze(std::shared_ptr<const Kernel> kp) {
     }
     if (a.has_addresses) {
       // L1: reuse within each CTA; L2: the traced grid's interleaved stream.
+      std::unordered_set<std::uint64_t> written;  // sectors stored to so far (L2 stream only)
       auto profile = [&](const std::vector<std::uint32_t>& warps, ReuseProfiler& rp, bool l1) {
         detail::interleave(k, warps, [&](std::uint32_t, std::uint64_t di) {
           const auto& d = k.dyn[di];
@@ -242,10 +244,12 @@ inline KernelAnalysis analyze(std::shared_ptr<const Kernel> kp) {
           auto c = coalesce(&k.addresses[d.addr_begin], d.addr_count, w, sec);
           auto& p = a.pcs[d.static_index];
           p.has_profile = true;
+          const bool store = !l1 && s.mem_op == MemOp::store;
           for (unsigned j = 0; j < c.sectors; ++j) {
             std::int64_t dist = rp.access(sec[j]);
             if (dist < 0) (l1 ? p.l1_cold : p.l2_cold)++;
             else (l1 ? p.l1_hist : p.l2_hist)[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
+            if (store && written.insert(sec[j]).second) ++p.l2_first_writes;
           }
         });
       };

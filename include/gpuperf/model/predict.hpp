@@ -128,6 +128,15 @@ inline PcMemory pc_memory(const StaticInstr& s, const PcStats& p, const InstrDes
   double sectors = p.sectors;
   m.l2_sectors = is_atomic ? p.requests : sectors * (1 - m.h1);
   m.dram_sectors = is_atomic ? 0 : sectors * (1 - m.h1) * (1 - m.h2);
+  if (is_store && p.has_profile) {
+    // The L2 writes back: a store reaches DRAM once per sector the kernel dirties, whether or
+    // not its line was in L2 (a read-modify-write of y in y = a*x + y still writes y back),
+    // unless the kernel's data stay resident across launches (warm_fraction).
+    double profiled = static_cast<double>(p.l2_cold);
+    for (int b = 0; b < ReuseProfiler::kBuckets; ++b) profiled += static_cast<double>(p.l2_hist[b]);
+    double first_writes = profiled > 0 ? static_cast<double>(p.l2_first_writes) / profiled : 1.0;
+    m.dram_sectors = sectors * first_writes * (1 - warm_fraction);
+  }
   return m;
 }
 
