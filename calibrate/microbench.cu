@@ -432,6 +432,14 @@ __global__ void bw_shared16(long long* cycles, float* sink, int iters) {
   sink[blockIdx.x * blockDim.x + threadIdx.x] = acc.x + acc.y + acc.z + acc.w;
 }
 __global__ void empty_kernel() {}
+// Launch pipelining: one CTA per SM spins for `cycles`; timed back to back, the per-launch time
+// against the spin time shows what a launch adds to a kernel that is not empty.
+__global__ void spin_kernel(long long cycles) {
+  long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
+}
+
 
 // ---------------------------------------------------------------------------------------------
 static int sms = 0;
@@ -561,10 +569,10 @@ int main(int argc, char** argv) {
   printf("{\"device\": \"%s\", \"sms\": %d, \"cc\": \"%d.%d\", \"max_clock_mhz\": %.0f, \"l2_bytes\": %d}\n", prop.name, sms, prop.major,
          prop.minor, clock_mhz, prop.l2CacheSize);
   // argv[1]: "" (everything), "alu" (the instruction chains), or a substring of a group name
-  // (window, hmma, hgmma, memory, const, tlb). The driver runs groups in separate processes, so a fault
+  // (window, hmma, hgmma, memory, const, tlb, launch). The driver runs groups in separate processes, so a fault
   // in one (an illegal instruction kills the context) does not lose the others.
   auto want = [&](const char* n) {
-    static const char* groups[] = {"window", "hmma", "hgmma", "memory", "const", "tlb"};
+    static const char* groups[] = {"window", "hmma", "hgmma", "memory", "const", "tlb", "launch"};
     if (!strcmp(only, "alu")) {
       for (auto g : groups) if (!strcmp(n, g)) return false;
       return true;
@@ -791,6 +799,18 @@ int main(int argc, char** argv) {
     }
     CK(cudaFree(cyc));
     CK(cudaFree(sink));
+  }
+  if (want("launch")) {
+    for (double us : {0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 64.0}) {
+      long long cycles = (long long)(us * clock_mhz);
+      spin_kernel<<<sms, 32>>>(cycles);
+      CK(cudaDeviceSynchronize());
+      const int n = 200;
+      float ms = elapsed_ms([&] { for (int r = 0; r < n; ++r) spin_kernel<<<sms, 32>>>(cycles); });
+      char b[64];
+      snprintf(b, sizeof b, "launch.back_to_back_us_spin_%g", us);
+      emit(b, ms * 1000.0 / n, "us", "spin_kernel");
+    }
   }
   // TLB reach and miss cost: L2-hit chase latency vs footprint, one step per 2 MiB page.
   if (want("tlb")) {

@@ -64,7 +64,7 @@ SASS_CHECKS = {
     "chase_const": [(r"\bLDC\b\s+\S+\s+c\[0x3\]\[R", 32)],
     "bw_copy": [(r"\bLDG\.E\.128\b", 1), (r"\bSTG\.E\.128\b", 1)], "bw_read_l2": [(r"\bLDG\.E\.128\.STRONG\.GPU\b", 1)],
     "bw_l1": [(r"\bLDG\.E\.128\.STRONG\.(SM|CTA)\b", 4)], "bw_shared": [(r"\bLDS\b", 4)], "bw_shared16": [(r"\bLDS(\.U)?\.128\b", 4)],
-    "empty_kernel": [(r"\bEXIT\b", 1)],
+    "empty_kernel": [(r"\bEXIT\b", 1)], "spin_kernel": [(r"SR_CLOCKLO", 2)],
     "atomic_rate<unsigned>": [(r"\bREDG?\.E\.ADD\.STRONG", 1)], "atomic_rate<float>": [(r"\bREDG?\.E\.ADD\.F32", 1)],
 }
 
@@ -223,7 +223,7 @@ def calibrate(args):
             f.write(f"Function : {name}\n" + "".join(f"    {l}\n" for l in lines))
     checks = check_sass(funcs)
     device, results, failures = None, [], {}
-    groups = args.only.split(",") if args.only else ["alu", "window", "hmma", "hgmma", "memory", "const", "tlb"]
+    groups = args.only.split(",") if args.only else ["alu", "window", "hmma", "hgmma", "memory", "const", "tlb", "launch"]
     for group in groups:
         p = subprocess.run([binary, group], capture_output=True, text=True)
         lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
@@ -383,6 +383,21 @@ def to_table(results, meta, arch):
         put("memory", "shared_bytes_per_cycle", val("bandwidth.shared16_per_sm"), note="LDS.128, 32 warps per SM")
         put("memory", "shared_wavefronts_per_cycle", val("bandwidth.shared16_per_sm") / 128,
             note="shared_bytes_per_cycle / 128 B per wavefront")
+    # Launches back to back: per-launch time of a kernel that spins for x us on every SM.
+    spins = sorted((float(r["bench"].rsplit("_", 1)[1]), r["value"]) for b, r in by.items() if b.startswith("launch.back_to_back_us_spin_"))
+    if len(spins) >= 4:
+        table["curves"]["launch_time_us_vs_kernel_us"] = {
+            "x": [x for x, _ in spins], "y": [y for _, y in spins], "source": key,
+            "note": "200 back-to-back launches of a kernel whose CTAs (one per SM) spin for x us at the boost clock, event-timed"}
+        floor = sorted(y for x, y in spins if x <= 1)
+        interval = floor[len(floor) // 2]
+        added = sorted(y - x for x, y in spins if y > interval * 1.15)
+        # Reference values: the model still adds launch_overhead_us (the empty kernel's
+        # back-to-back time) to every kernel; see calibrate/README.md for why.
+        if floor and added:
+            put("memory", "launch_interval_us", interval, note="back-to-back launch interval: per-launch time of spins of 1 us or less")
+            put("memory", "launch_latency_us", added[len(added) // 2],
+                note="median per-launch time minus spin time, for spins that take longer than the interval")
     # Constant caches: latency vs footprint; L1 at the smallest, L1.5 at the largest footprint.
     cpts = sorted((int(r["bench"].rsplit("_", 1)[1]), r["value"]) for b, r in by.items() if b.startswith("latency.const_footprint_b_"))
     if cpts:
@@ -510,7 +525,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--arch", default="sm_90")
-    ap.add_argument("--only", default="", help="comma-separated groups (alu, window, hmma, hgmma, memory, const, tlb); "
+    ap.add_argument("--only", default="", help="comma-separated groups (alu, window, hmma, hgmma, memory, const, tlb, launch); "
                     "measurements of these groups replace those in an existing OUT/<gpu>.results.json")
     ap.add_argument("--merge", nargs="*")
     ap.add_argument("--into")
