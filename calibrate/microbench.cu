@@ -289,6 +289,50 @@ __global__ void chase_global_cg(const unsigned* next, long long* cycles, unsigne
   *cycles = (t1 - t0) / steps;
   *sink = p;
 }
+// DRAM latency under load: block 0's thread 0 chases through DRAM (every step a new line) while
+// the other CTAs stream 16 B ld.cg loads, 8 in flight per thread, each over its own share of a
+// buffer far larger than L2, until the chase is done; each streamer reports its bytes per cycle.
+__global__ void chase_under_load(const unsigned* next, const float4* stream, unsigned long long stream_n4, volatile int* done,
+                                 long long* cycles, double* bytes_per_cycle, unsigned* sink, int steps) {
+  if (blockIdx.x == 0) {
+    if (threadIdx.x != 0) return;
+    long long t = clock64();
+    while (clock64() - t < 40000) {  // let the streamers ramp up
+    }
+    unsigned p = 0;
+    long long t0 = clock64();
+    for (int i = 0; i < steps; ++i) p = __ldcg(next + p);
+    long long t1 = clock64();
+    *cycles = (t1 - t0) / steps;
+    *sink = p;
+    __threadfence();
+    *done = 1;
+    return;
+  }
+  __shared__ unsigned long long loads;
+  if (threadIdx.x == 0) loads = 0;
+  __syncthreads();
+  const unsigned long long share = stream_n4 / (gridDim.x - 1);
+  const float4* mine = stream + (blockIdx.x - 1) * share;
+  float acc = 0;
+  unsigned long long i = threadIdx.x, n = 0;
+  long long t0 = clock64();
+  while (!*done) {
+#pragma unroll
+    for (int u = 0; u < 8; ++u) {
+      float4 v = __ldcg(mine + i);
+      acc += v.x + v.y + v.z + v.w;
+      i += blockDim.x;
+      if (i >= share) i = threadIdx.x;
+    }
+    n += 8;
+  }
+  long long t1 = clock64();
+  atomicAdd(&loads, n);
+  __syncthreads();
+  if (threadIdx.x == 0) bytes_per_cycle[blockIdx.x] = 16.0 * double(loads) / double(t1 - t0);
+  if (acc == 1234.5f) sink[1] = 1;
+}
 __global__ void chase_shared(long long* cycles, unsigned* sink, int steps) {
   __shared__ unsigned s[4096];
   for (int i = threadIdx.x; i < 4096; i += blockDim.x) s[i] = (i + 97) % 4096;
@@ -569,10 +613,10 @@ int main(int argc, char** argv) {
   printf("{\"device\": \"%s\", \"sms\": %d, \"cc\": \"%d.%d\", \"max_clock_mhz\": %.0f, \"l2_bytes\": %d}\n", prop.name, sms, prop.major,
          prop.minor, clock_mhz, prop.l2CacheSize);
   // argv[1]: "" (everything), "alu" (the instruction chains), or a substring of a group name
-  // (window, hmma, hgmma, memory, const, tlb, launch). The driver runs groups in separate processes, so a fault
+  // (window, hmma, hgmma, memory, const, tlb, launch, loaded). The driver runs groups in separate processes, so a fault
   // in one (an illegal instruction kills the context) does not lose the others.
   auto want = [&](const char* n) {
-    static const char* groups[] = {"window", "hmma", "hgmma", "memory", "const", "tlb", "launch"};
+    static const char* groups[] = {"window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded"};
     if (!strcmp(only, "alu")) {
       for (auto g : groups) if (!strcmp(n, g)) return false;
       return true;
@@ -776,6 +820,60 @@ int main(int argc, char** argv) {
     CK(cudaDeviceSynchronize());
     ms = elapsed_ms([] { for (int r = 0; r < 1000; ++r) empty_kernel<<<1, 32>>>(); });
     emit("launch.empty_kernel_back_to_back", ms * 1000.0 / 1000, "us", "empty_kernel");
+  }
+  if (want("loaded")) {
+    // DRAM latency vs achieved DRAM bandwidth, as a fraction of the theoretical peak.
+    int mem_khz = 0, bus_bits = 0;
+    cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0);
+    cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0);
+    const double peak_gbs = 2.0 * mem_khz * 1e3 * (bus_bits / 8) / 1e9;
+    emit("dram_loaded.peak_gbs", peak_gbs, "GB/s", "chase_under_load");
+    size_t big = (size_t)1 << 30, stream_bytes = (size_t)4 << 30;
+    unsigned* dnext;
+    float4* stream;
+    int* done;
+    long long* cyc;
+    double* rates;
+    unsigned* sink;
+    CK(cudaMalloc(&dnext, big));
+    CK(cudaMalloc(&stream, stream_bytes));
+    CK(cudaMemset(stream, 0, stream_bytes));
+    CK(cudaMalloc(&done, 4));
+    CK(cudaMalloc(&cyc, 8));
+    CK(cudaMalloc(&rates, 8 * 4096));
+    CK(cudaMalloc(&sink, 8));
+    auto chain = stride_chain(big / 4, (65536 + 128) / 4);
+    CK(cudaMemcpy(dnext, chain.data(), big, cudaMemcpyHostToDevice));
+    for (int streamers : {0, 2, 4, 8, 16, 33, 66, 99, 131, 262}) {
+      for (int threads : {256, 1024}) {
+        if (streamers == 0 && threads == 1024) continue;
+        CK(cudaMemset(done, 0, 4));
+        CK(cudaMemset(rates, 0, 8 * 4096));
+        CK(cudaMemset(sink, 0, 8));
+        // Writing 256 MiB evicts the chain's lines from L2 (each run chases the same lines).
+        CK(cudaMemset(stream, 1, (size_t)256 << 20));
+        chase_under_load<<<1 + streamers, threads>>>(dnext, stream, stream_bytes / 16, done, cyc, rates, sink, 2048);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+        long long c;
+        CK(cudaMemcpy(&c, cyc, 8, cudaMemcpyDeviceToHost));
+        std::vector<double> r(1 + streamers);
+        CK(cudaMemcpy(r.data(), rates, 8 * (1 + streamers), cudaMemcpyDeviceToHost));
+        double bpc = 0;
+        for (int b = 1; b <= streamers; ++b) bpc += r[b];
+        char b[80];
+        snprintf(b, sizeof b, "dram_loaded.latency_s%d_t%d", streamers, threads);
+        emit(b, double(c), "cycles", "chase_under_load");
+        snprintf(b, sizeof b, "dram_loaded.utilization_s%d_t%d", streamers, threads);
+        emit(b, bpc * clock_mhz * 1e6 / 1e9 / peak_gbs, "fraction", "chase_under_load");
+      }
+    }
+    CK(cudaFree(dnext));
+    CK(cudaFree(stream));
+    CK(cudaFree(done));
+    CK(cudaFree(cyc));
+    CK(cudaFree(rates));
+    CK(cudaFree(sink));
   }
   if (want("const")) {
     long long* cyc;

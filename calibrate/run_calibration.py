@@ -65,6 +65,7 @@ SASS_CHECKS = {
     "bw_copy": [(r"\bLDG\.E\.128\b", 1), (r"\bSTG\.E\.128\b", 1)], "bw_read_l2": [(r"\bLDG\.E\.128\.STRONG\.GPU\b", 1)],
     "bw_l1": [(r"\bLDG\.E\.128\.STRONG\.(SM|CTA)\b", 4)], "bw_shared": [(r"\bLDS\b", 4)], "bw_shared16": [(r"\bLDS(\.U)?\.128\b", 4)],
     "empty_kernel": [(r"\bEXIT\b", 1)], "spin_kernel": [(r"SR_CLOCKLO", 2)],
+    "chase_under_load": [(r"\bLDG\.E\.STRONG\.GPU\b", 1), (r"\bLDG\.E\.128\.STRONG\.GPU\b", 8)],
     "atomic_rate<unsigned>": [(r"\bREDG?\.E\.ADD\.STRONG", 1)], "atomic_rate<float>": [(r"\bREDG?\.E\.ADD\.F32", 1)],
 }
 
@@ -223,7 +224,7 @@ def calibrate(args):
             f.write(f"Function : {name}\n" + "".join(f"    {l}\n" for l in lines))
     checks = check_sass(funcs)
     device, results, failures = None, [], {}
-    groups = args.only.split(",") if args.only else ["alu", "window", "hmma", "hgmma", "memory", "const", "tlb", "launch"]
+    groups = args.only.split(",") if args.only else ["alu", "window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded"]
     for group in groups:
         p = subprocess.run([binary, group], capture_output=True, text=True)
         lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
@@ -398,6 +399,27 @@ def to_table(results, meta, arch):
             put("memory", "launch_interval_us", interval, note="back-to-back launch interval: per-launch time of spins of 1 us or less")
             put("memory", "launch_latency_us", added[len(added) // 2],
                 note="median per-launch time minus spin time, for spins that take longer than the interval")
+    # DRAM latency under load (reference): below saturation a curve of latency vs the achieved
+    # fraction of the theoretical peak; at saturation latency depends on the demand, not on the
+    # utilization, so those points give the saturated utilization and its latency range.
+    util = {b.split("utilization_", 1)[1]: r["value"] for b, r in by.items() if b.startswith("dram_loaded.utilization_")}
+    lat = {b.split("latency_", 1)[1]: r["value"] for b, r in by.items() if b.startswith("dram_loaded.latency_")}
+    pts = sorted((util[k], lat[k]) for k in util if k in lat and not k.startswith("s0_"))
+    if len(pts) >= 4:
+        top = max(u for u, _ in pts)
+        below = [(u, y) for u, y in pts if u < 0.9 * top]
+        xs, ys = [], []
+        for u, y in below:
+            if not xs or u > xs[-1] + 1e-3:
+                xs.append(round(u, 4))
+                ys.append(y)
+        table["curves"]["dram_latency_vs_utilization"] = {
+            "x": xs, "y": ys, "source": key,
+            "note": "one-thread DRAM chase while other CTAs stream 16 B ld.cg loads; x = their bandwidth / theoretical peak"}
+        sat = sorted(y for u, y in pts if u >= 0.97 * top)
+        put("memory", "dram_max_utilization", top, note="read-only 16 B streams from up to 262 CTAs: achieved / theoretical peak")
+        put("memory", "dram_saturated_latency_cycles", sat[len(sat) // 2],
+            note=f"median chase latency at saturation (range {sat[0]:g}-{sat[-1]:g}, growing with the number of requests in flight)")
     # Constant caches: latency vs footprint; L1 at the smallest, L1.5 at the largest footprint.
     cpts = sorted((int(r["bench"].rsplit("_", 1)[1]), r["value"]) for b, r in by.items() if b.startswith("latency.const_footprint_b_"))
     if cpts:
@@ -525,7 +547,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--arch", default="sm_90")
-    ap.add_argument("--only", default="", help="comma-separated groups (alu, window, hmma, hgmma, memory, const, tlb, launch); "
+    ap.add_argument("--only", default="", help="comma-separated groups (alu, window, hmma, hgmma, memory, const, tlb, launch, loaded); "
                     "measurements of these groups replace those in an existing OUT/<gpu>.results.json")
     ap.add_argument("--merge", nargs="*")
     ap.add_argument("--into")

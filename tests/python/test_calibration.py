@@ -55,6 +55,12 @@ def test_measured_hopper_values():
     assert t["cache"]["l2_tlb_coverage_mib"]["value"] == 65536
     assert t["memory"]["tlb_miss_penalty_cycles"]["value"] == pytest.approx(104, abs=5)
     assert t["memory"]["shared_wavefronts_per_cycle"]["value"] == pytest.approx(0.98, abs=0.01)
+    assert t["memory"]["const_l1_latency_cycles"]["value"] == 34  # within 2 KiB; 104 beyond is the L1.5
+    assert t["memory"]["const_l15_latency_cycles"]["value"] == 104
+    assert t["memory"]["launch_latency_us"]["value"] < t["memory"]["launch_interval_us"]["value"] < t["memory"]["launch_overhead_us"]["value"]
+    assert 0.84 <= t["memory"]["dram_max_utilization"]["value"] <= 0.9
+    lat = t["curves"]["dram_latency_vs_utilization"]
+    assert lat["y"][0] == pytest.approx(t["memory"]["dram_latency_cycles"]["value"], rel=0.05)  # idle end = the plain chase
     for sec in ("classes", "memory", "cache", "tensor", "curves"):
         for k, v in t[sec].items():
             for e in (v.values() if sec == "classes" else [v]):
