@@ -333,6 +333,24 @@ __global__ void chase_under_load(const unsigned* next, const float4* stream, uns
   if (threadIdx.x == 0) bytes_per_cycle[blockIdx.x] = 16.0 * double(loads) / double(t1 - t0);
   if (acc == 1234.5f) sink[1] = 1;
 }
+// DRAM latency as a loaded SM sees it: every warp chases its own chain of whole 128 B lines
+// (32 lanes x 4 B, coalesced; the next line's index is lane 0's value), one line in flight per
+// warp, 8-64 warps per SM, every line a first touch. CG: ld.cg (L2 only), else default caching.
+template <bool CG>
+__global__ void chase_lines(const unsigned* data, long long* cycles, unsigned* sink, unsigned region_words, int steps) {
+  const unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+  const unsigned* mine = data + (size_t)warp * region_words;
+  unsigned p = 0;
+  __syncthreads();
+  long long t0 = clock64();
+  for (int i = 0; i < steps; ++i) {
+    unsigned v = CG ? __ldcg(mine + p + lane) : mine[p + lane];
+    p = __shfl_sync(0xffffffffu, v, 0);
+  }
+  long long t1 = clock64();
+  if (lane == 0) cycles[warp] = (t1 - t0) / steps;
+  if (p == 0xffffffffu) sink[0] = 1;
+}
 __global__ void chase_shared(long long* cycles, unsigned* sink, int steps) {
   __shared__ unsigned s[4096];
   for (int i = threadIdx.x; i < 4096; i += blockDim.x) s[i] = (i + 97) % 4096;
@@ -868,6 +886,33 @@ int main(int argc, char** argv) {
         emit(b, bpc * clock_mhz * 1e6 / 1e9 / peak_gbs, "fraction", "chase_under_load");
       }
     }
+    // Lines chased by every warp of a loaded SM (the chain: word 0 of each line holds the next line).
+    for (int cg = 0; cg < 2; ++cg)
+      for (int blocks_per_sm : {1, 2, 4, 8}) {
+        const int warps = sms * blocks_per_sm * 8, steps = 128;
+        const unsigned region_words = (unsigned)((stream_bytes / 4) / warps);
+        const unsigned stride_words = 32 * 5;  // 640 B: every step a new line
+        std::vector<unsigned> chain(region_words, 0);
+        for (unsigned w = 0; w + stride_words < region_words; w += stride_words) chain[w] = w + stride_words;
+        CK(cudaMemset(stream, 0, stream_bytes));
+        for (int wp = 0; wp < warps; ++wp) CK(cudaMemcpyAsync((unsigned*)stream + (size_t)wp * region_words, chain.data(), 4ull * std::min<unsigned>(region_words, stride_words * (steps + 2)), cudaMemcpyHostToDevice));
+        CK(cudaMemset(dnext, 1, (size_t)256 << 20));  // evict the chains from L2
+        long long* wc;
+        CK(cudaMalloc(&wc, 8ull * warps));
+        float ms = elapsed_ms([&] {
+          if (cg) chase_lines<true><<<sms * blocks_per_sm, 256>>>((const unsigned*)stream, wc, sink, region_words, steps);
+          else chase_lines<false><<<sms * blocks_per_sm, 256>>>((const unsigned*)stream, wc, sink, region_words, steps);
+        });
+        std::vector<long long> c(warps);
+        CK(cudaMemcpy(c.data(), wc, 8ull * warps, cudaMemcpyDeviceToHost));
+        std::sort(c.begin(), c.end());
+        char b[80];
+        snprintf(b, sizeof b, "dram_loaded.line_latency_%s_w%d", cg ? "cg" : "ca", blocks_per_sm * 8);
+        emit(b, double(c[warps / 2]), "cycles", cg ? "chase_lines<true>" : "chase_lines<false>");
+        snprintf(b, sizeof b, "dram_loaded.line_utilization_%s_w%d", cg ? "cg" : "ca", blocks_per_sm * 8);
+        emit(b, 128.0 * warps * steps / (ms * 1e-3) / 1e9 / peak_gbs, "fraction", cg ? "chase_lines<true>" : "chase_lines<false>");
+        CK(cudaFree(wc));
+      }
     CK(cudaFree(dnext));
     CK(cudaFree(stream));
     CK(cudaFree(done));

@@ -65,6 +65,8 @@ SASS_CHECKS = {
     "bw_copy": [(r"\bLDG\.E\.128\b", 1), (r"\bSTG\.E\.128\b", 1)], "bw_read_l2": [(r"\bLDG\.E\.128\.STRONG\.GPU\b", 1)],
     "bw_l1": [(r"\bLDG\.E\.128\.STRONG\.(SM|CTA)\b", 4)], "bw_shared": [(r"\bLDS\b", 4)], "bw_shared16": [(r"\bLDS(\.U)?\.128\b", 4)],
     "empty_kernel": [(r"\bEXIT\b", 1)], "spin_kernel": [(r"SR_CLOCKLO", 2)],
+    "chase_lines<true>": [(r"\bLDG\.E\.STRONG\.GPU\b", 1), (r"\bSHFL\.IDX\b", 1)],
+    "chase_lines<false>": [(r"\bLDG\.E\b(?!\.STRONG)", 1), (r"\bSHFL\.IDX\b", 1)],
     "chase_under_load": [(r"\bLDG\.E\.STRONG\.GPU\b", 1), (r"\bLDG\.E\.128\.STRONG\.GPU\b", 8)],
     "atomic_rate<unsigned>": [(r"\bREDG?\.E\.ADD\.STRONG", 1)], "atomic_rate<float>": [(r"\bREDG?\.E\.ADD\.F32", 1)],
 }
@@ -420,6 +422,11 @@ def to_table(results, meta, arch):
         put("memory", "dram_max_utilization", top, note="read-only 16 B streams from up to 262 CTAs: achieved / theoretical peak")
         put("memory", "dram_saturated_latency_cycles", sat[len(sat) // 2],
             note=f"median chase latency at saturation (range {sat[0]:g}-{sat[-1]:g}, growing with the number of requests in flight)")
+    # DRAM latency seen by every warp of a loaded SM, one 128 B line each in flight (reference).
+    ws = [8, 16, 32, 64]
+    curve("dram_line_latency_vs_warps_per_sm", [f"dram_loaded.line_latency_ca_w{w}" for w in ws], ws,
+          note="each warp chases its own chain of first-touch 128 B lines (coalesced, next index from lane 0 via SHFL); "
+               "ld.cg gives the same")
     # Constant caches: latency vs footprint; L1 at the smallest, L1.5 at the largest footprint.
     cpts = sorted((int(r["bench"].rsplit("_", 1)[1]), r["value"]) for b, r in by.items() if b.startswith("latency.const_footprint_b_"))
     if cpts:

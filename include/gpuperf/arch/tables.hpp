@@ -371,7 +371,8 @@ inline const std::map<std::string, CurveSpec>& curve_specs() {
       {"add_cpi_vs_timing_window", {{1, 4096}, {0.01, 100}}},
       {"const_latency_vs_footprint_kib", {{0.0625, 64}, {5, 2000}}},
       {"launch_time_us_vs_kernel_us", {{0.01, 1e6}, {0.1, 1e6}}},
-      {"dram_latency_vs_utilization", {{1e-4, 1}, {50, 20000}}}};
+      {"dram_latency_vs_utilization", {{1e-4, 1}, {50, 20000}}},
+      {"dram_line_latency_vs_warps_per_sm", {{1, 64}, {50, 20000}}}};
   return r;
 }
 inline const std::map<std::string, Range>& gpu_ranges() {
