@@ -332,3 +332,20 @@ TEST_CASE("stores are written back: y = a*x + y moves as many DRAM bytes as c = 
     CHECK(r.memory.dram_read_bytes + r.memory.dram_write_bytes == doctest::Approx(3.0 * 4 * (1 << 24)).epsilon(0.02));
   }
 }
+
+TEST_CASE("DRAM latency grows with the warps an SM keeps waiting (measured curve, sm_90)") {
+  // calibrate/microbench.cu chase_lines: 8..64 warps per SM, each with one 128 B line in flight.
+  const Curve* c = tables()->arch("sm_90").curve("dram_line_latency_vs_warps_per_sm");
+  REQUIRE(c != nullptr);
+  CHECK(bound::loaded_latency_excess(*c, 1) == 0);
+  CHECK(bound::loaded_latency_excess(*c, 8) == 0);
+  CHECK(bound::loaded_latency_excess(*c, 64) == doctest::Approx(c->y.back() - c->y.front()));
+  CHECK(bound::loaded_latency_excess(*c, 64) > 300);
+  // The H100 reduction (bench/corpus reduce_shfl_16M, 64 warps per SM, one load in flight per
+  // warp) becomes latency-bound; measured 43.3 us, idle-latency model 28.2 us.
+  Application app = load(std::string(GPUPERF_TEST_DIR) + "/../bench/corpus/h100/corpus/traces/kernel-12.traceg.xz");
+  auto r = Predictor(std::make_shared<const Kernel>(app.kernels.at(0))).predict(GpuSpec::from_catalog(tables(), "h100"));
+  CHECK(r.occupancy.active_warps_per_sm == 64);
+  CHECK(r.bottleneck == "latency");
+  CHECK(r.time_us == doctest::Approx(38.26).epsilon(0.01));
+}

@@ -57,6 +57,9 @@ inline double atomics(double ops_int, double ops_float, double effective_words, 
   double hot_rate = ops_float > ops_int ? rf.at(1) : rate_int.at(1);
   return std::max(spread, hot_updates / hot_rate);
 }
+// Cycles a DRAM access takes beyond the idle latency when `warps` warps of the SM each keep
+// one request in flight: the measured curve's rise over its lightest load (0 below it).
+inline double loaded_latency_excess(const Curve& c, double warps) { return std::max(0.0, c.at(warps) - c.y.front()); }
 // Bytes over a bandwidth in GB/s, in cycles of a clock in MHz.
 inline double bandwidth(double bytes, double gbs, double clock_mhz) { return gbs > 0 ? bytes / (gbs * 1e3) * clock_mhz : 0; }
 // Rounds of resident CTAs on the busiest SM: full rounds and the CTAs of the last one.
@@ -615,11 +618,16 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
     // stream keeps nothing useful).
     warm_fraction = footprint <= g.l2_bytes ? 1.0 : 0.0;
   }
+  // A loaded SM sees a longer DRAM latency: with each resident warp keeping about one request in
+  // flight (the measured curve's setup), add what the curve adds over its lightest load.
+  GpuSpec gl = g;
+  if (const Curve* c = a.curve("dram_line_latency_vs_warps_per_sm"); c && !c->x.empty())
+    gl.dram_latency += bound::loaded_latency_excess(*c, rep.occupancy.active_warps_per_sm);
   double l1_hits_w = 0, l2_hits_w = 0, l1_w = 0, l2_w = 0, lat_w = 0, lat_n = 0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
     const auto& p = an.pcs[i];
-    rm.mem[i] = detail::pc_memory(s, p, desc[i], a, g, rep.occupancy, assumed, warm_fraction);
+    rm.mem[i] = detail::pc_memory(s, p, desc[i], a, gl, rep.occupancy, assumed, warm_fraction);
     rm.latency[i] = s.space == MemSpace::none ? desc[i].latency : rm.mem[i].latency;
     bool global_like = s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic || s.space == MemSpace::texture;
     if (global_like) {
