@@ -422,7 +422,8 @@ def to_table(results, meta, arch):
         put("memory", "dram_max_utilization", top, note="read-only 16 B streams from up to 262 CTAs: achieved / theoretical peak")
         put("memory", "dram_saturated_latency_cycles", sat[len(sat) // 2],
             note=f"median chase latency at saturation (range {sat[0]:g}-{sat[-1]:g}, growing with the number of requests in flight)")
-    # DRAM latency seen by every warp of a loaded SM, one 128 B line each in flight (reference).
+    # DRAM latency seen by every warp of a loaded SM, one 128 B line each in flight (the model
+    # adds its rise at the resident warps to the DRAM latency).
     ws = [8, 16, 32, 64]
     curve("dram_line_latency_vs_warps_per_sm", [f"dram_loaded.line_latency_ca_w{w}" for w in ws], ws,
           note="each warp chases its own chain of first-touch 128 B lines (coalesced, next index from lane 0 via SHFL); "
