@@ -34,6 +34,12 @@ struct PcStats {
   std::uint64_t l1_cold = 0, l2_cold = 0;
   std::uint64_t l2_first_writes = 0;  // stores: sectors this PC is the first in the kernel to write (each is written back once)
   bool has_profile = false;
+  // Accesses the L2 reuse profile saw at this PC (first touches and reuses).
+  double l2_profiled() const {
+    double n = static_cast<double>(l2_cold);
+    for (auto h : l2_hist) n += static_cast<double>(h);
+    return n;
+  }
   bool in_loop = false;         // inside a backward-branch region
   int load_group = -1;          // loads sharing an address base (count-only inputs)
   double group_footprint_sectors = 0;

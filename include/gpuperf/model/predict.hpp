@@ -86,9 +86,10 @@ inline double l1_capacity_bytes(const ArchTable& a, const Occupancy& o) {
 }
 
 // warm_fraction: share of first-touch (cold) L2 misses that hit because the data are
-// resident from a previous launch (0 for cold runs).
+// resident from a previous launch (0 for cold runs). dram_latency: the DRAM latency at the
+// launch's load (g.dram_latency plus the loaded-SM excess).
 inline PcMemory pc_memory(const StaticInstr& s, const PcStats& p, const InstrDesc& d, const ArchTable& a, const GpuSpec& g,
-                          const Occupancy& o, bool& assumed, double warm_fraction = 0) {
+                          const Occupancy& o, bool& assumed, double warm_fraction, double dram_latency) {
   PcMemory m;
   bool global_like = s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic || s.space == MemSpace::texture;
   if (s.space == MemSpace::shared) {
@@ -106,8 +107,7 @@ inline PcMemory pc_memory(const StaticInstr& s, const PcStats& p, const InstrDes
     double block = a.cache.count("sector_bytes") ? a.cachev("sector_bytes") : 32;
     double h1 = is_store || is_atomic ? 0 : hit_rate(p.l1_hist, p.l1_cold, l1_capacity_bytes(a, o), block, a.cachev("l1_assoc"));
     double h2all = hit_rate(p.l2_hist, p.l2_cold, g.l2_bytes, block, a.cachev("l2_assoc"));
-    double total = static_cast<double>(p.l2_cold);
-    for (int b = 0; b < ReuseProfiler::kBuckets; ++b) total += static_cast<double>(p.l2_hist[b]);
+    double total = p.l2_profiled();
     if (total > 0) h2all += warm_fraction * static_cast<double>(p.l2_cold) / total;
     m.h1 = h1;
     m.h2 = h1 < 1 ? std::clamp((h2all - h1) / (1 - h1), 0.0, 1.0) : 1.0;
@@ -126,7 +126,7 @@ inline PcMemory pc_memory(const StaticInstr& s, const PcStats& p, const InstrDes
   } else if (is_store) {
     m.latency = g.l1_hit_latency;  // stores complete at L1 from the warp's point of view
   } else {
-    m.latency = m.h1 * g.l1_hit_latency + (1 - m.h1) * (m.h2 * g.l2_hit_latency + (1 - m.h2) * g.dram_latency);
+    m.latency = m.h1 * g.l1_hit_latency + (1 - m.h1) * (m.h2 * g.l2_hit_latency + (1 - m.h2) * dram_latency);
   }
   double sectors = p.sectors;
   m.l2_sectors = is_atomic ? p.requests : sectors * (1 - m.h1);
@@ -135,8 +135,7 @@ inline PcMemory pc_memory(const StaticInstr& s, const PcStats& p, const InstrDes
     // The L2 writes back: a store reaches DRAM once per sector the kernel dirties, whether or
     // not its line was in L2 (a read-modify-write of y in y = a*x + y still writes y back),
     // unless the kernel's data stay resident across launches (warm_fraction).
-    double profiled = static_cast<double>(p.l2_cold);
-    for (int b = 0; b < ReuseProfiler::kBuckets; ++b) profiled += static_cast<double>(p.l2_hist[b]);
+    double profiled = p.l2_profiled();
     double first_writes = profiled > 0 ? static_cast<double>(p.l2_first_writes) / profiled : 1.0;
     m.dram_sectors = sectors * first_writes * (1 - warm_fraction);
   }
@@ -620,14 +619,14 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   }
   // A loaded SM sees a longer DRAM latency: with each resident warp keeping about one request in
   // flight (the measured curve's setup), add what the curve adds over its lightest load.
-  GpuSpec gl = g;
+  double dram_latency = g.dram_latency;
   if (const Curve* c = a.curve("dram_line_latency_vs_warps_per_sm"); c && !c->x.empty())
-    gl.dram_latency += bound::loaded_latency_excess(*c, rep.occupancy.active_warps_per_sm);
+    dram_latency += bound::loaded_latency_excess(*c, rep.occupancy.active_warps_per_sm);
   double l1_hits_w = 0, l2_hits_w = 0, l1_w = 0, l2_w = 0, lat_w = 0, lat_n = 0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
     const auto& p = an.pcs[i];
-    rm.mem[i] = detail::pc_memory(s, p, desc[i], a, gl, rep.occupancy, assumed, warm_fraction);
+    rm.mem[i] = detail::pc_memory(s, p, desc[i], a, g, rep.occupancy, assumed, warm_fraction, dram_latency);
     rm.latency[i] = s.space == MemSpace::none ? desc[i].latency : rm.mem[i].latency;
     bool global_like = s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic || s.space == MemSpace::texture;
     if (global_like) {
