@@ -20,6 +20,7 @@ import lzma
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 
@@ -276,15 +277,13 @@ def tlb_fit(pts, min_rise=0.05):
     latency(F) = base + penalty * max(0, 1 - R/F). R is searched over the measured footprints,
     base is the median below R, and penalty is the least-squares fit above it; None when the
     largest footprint is less than `min_rise` above the base (no knee measured)."""
-    ys = sorted(y for _, y in pts)
-    base_all = ys[len(ys) // 2]
+    base_all = statistics.median_high(y for _, y in pts)
     if pts[-1][1] < base_all * (1 + min_rise):
         return None
     best = None
     for i in range(1, len(pts) - 1):
         reach = pts[i][0]
-        below = sorted(y for x, y in pts if x <= reach)
-        base = below[len(below) // 2]
+        base = statistics.median_high(y for x, y in pts if x <= reach)
         above = [(1 - reach / x, y - base) for x, y in pts if x > reach]
         den = sum(f * f for f, _ in above)
         if den == 0:
@@ -307,6 +306,10 @@ def to_table(results, meta, arch):
     by = {r["bench"]: r for r in results if r["sass_ok"] and r["value"] > 0}
     alu = {k: v for k, v in by.items() if not (k.startswith(("latency.", "issue_interval.")) and v["value"] < 1.0)}  # < 1 cycle: folded
     val = lambda b: alu[b]["value"] if b in alu else None
+
+    def series(prefix, cast=float):
+        """(x, value) of the benchmarks named prefix + x, sorted by x."""
+        return sorted((cast(b[len(prefix):]), r["value"]) for b, r in by.items() if b.startswith(prefix))
 
     def put(section, k, v, field=None, note=None):
         e = {"value": round(v, 2), "source": key}
@@ -387,19 +390,19 @@ def to_table(results, meta, arch):
         put("memory", "shared_wavefronts_per_cycle", val("bandwidth.shared16_per_sm") / 128,
             note="shared_bytes_per_cycle / 128 B per wavefront")
     # Launches back to back: per-launch time of a kernel that spins for x us on every SM.
-    spins = sorted((float(r["bench"].rsplit("_", 1)[1]), r["value"]) for b, r in by.items() if b.startswith("launch.back_to_back_us_spin_"))
+    spins = series("launch.back_to_back_us_spin_")
     if len(spins) >= 4:
         table["curves"]["launch_time_us_vs_kernel_us"] = {
             "x": [x for x, _ in spins], "y": [y for _, y in spins], "source": key,
             "note": "200 back-to-back launches of a kernel whose CTAs (one per SM) spin for x us at the boost clock, event-timed"}
-        floor = sorted(y for x, y in spins if x <= 1)
-        interval = floor[len(floor) // 2]
-        added = sorted(y - x for x, y in spins if y > interval * 1.15)
+        floor = [y for x, y in spins if x <= 1]
+        interval = statistics.median_high(floor) if floor else None
+        added = [y - x for x, y in spins if interval and y > interval * 1.15]
         # Reference values: the model still adds launch_overhead_us (the empty kernel's
         # back-to-back time) to every kernel; see calibrate/README.md for why.
-        if floor and added:
+        if added:
             put("memory", "launch_interval_us", interval, note="back-to-back launch interval: per-launch time of spins of 1 us or less")
-            put("memory", "launch_latency_us", added[len(added) // 2],
+            put("memory", "launch_latency_us", statistics.median_high(added),
                 note="median per-launch time minus spin time, for spins that take longer than the interval")
     # DRAM latency under load (reference): below saturation a curve of latency vs the achieved
     # fraction of the theoretical peak; at saturation latency depends on the demand, not on the
@@ -420,7 +423,7 @@ def to_table(results, meta, arch):
             "note": "one-thread DRAM chase while other CTAs stream 16 B ld.cg loads; x = their bandwidth / theoretical peak"}
         sat = sorted(y for u, y in pts if u >= 0.97 * top)
         put("memory", "dram_max_utilization", top, note="read-only 16 B streams from up to 262 CTAs: achieved / theoretical peak")
-        put("memory", "dram_saturated_latency_cycles", sat[len(sat) // 2],
+        put("memory", "dram_saturated_latency_cycles", statistics.median_high(sat),
             note=f"median chase latency at saturation (range {sat[0]:g}-{sat[-1]:g}, growing with the number of requests in flight)")
     # DRAM latency seen by every warp of a loaded SM, one 128 B line each in flight (the model
     # adds its rise at the resident warps to the DRAM latency).
@@ -429,7 +432,7 @@ def to_table(results, meta, arch):
           note="each warp chases its own chain of first-touch 128 B lines (coalesced, next index from lane 0 via SHFL); "
                "ld.cg gives the same")
     # Constant caches: latency vs footprint; L1 at the smallest, L1.5 at the largest footprint.
-    cpts = sorted((int(r["bench"].rsplit("_", 1)[1]), r["value"]) for b, r in by.items() if b.startswith("latency.const_footprint_b_"))
+    cpts = series("latency.const_footprint_b_", int)
     if cpts:
         table["curves"]["const_latency_vs_footprint_kib"] = {
             "x": [b / 1024 for b, _ in cpts], "y": [y for _, y in cpts], "source": key,
@@ -441,7 +444,7 @@ def to_table(results, meta, arch):
             put("memory", "const_l15_latency_cycles", cpts[-1][1], note=f"chase over {cpts[-1][0] // 1024} KiB")
             put("cache", "const_l1_kib", fits[-1] / 1024, note="the largest footprint whose chase stays within 20 % of the L1 latency")
     # TLB: L2-hit chase latency vs footprint, one step per 2 MiB page in random order.
-    pts = sorted((float(r["bench"].rsplit("_", 1)[1]), r["value"]) for b, r in by.items() if b.startswith("tlb.scattered_footprint_gib_"))
+    pts = series("tlb.scattered_footprint_gib_")
     if len(pts) >= 2:
         table["curves"]["l2_hit_latency_vs_footprint_gib"] = {
             "x": [round(x, 6) for x, _ in pts], "y": [y for _, y in pts], "source": key,
