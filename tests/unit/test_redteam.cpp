@@ -1,0 +1,149 @@
+// Red-team reproductions (issue 14): each hostile input, generated small, ends in the exact
+// error it should, or in a correct result. Every case failed (crash, hang, silent wrong
+// value or lost file) before its fix.
+#include <doctest/doctest.h>
+
+#include <lzma.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "gpuperf/gpuperf.hpp"
+#include "gpuperf/trace/accelsim_writer.hpp"
+
+using namespace gpuperf;
+namespace fs = std::filesystem;
+
+static const std::string kFix = std::string(GPUPERF_TEST_DIR) + "/fixtures";
+static const std::string kAs = kFix + "/accelsim";
+
+namespace {
+
+// A fresh directory per test case, removed at the end.
+struct TempDir {
+  std::string path;
+  explicit TempDir(const std::string& name) {
+    path = (fs::temp_directory_path() / ("gpuperf_redteam_" + std::to_string(::getpid()) + "_" + name)).string();
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string operator/(const std::string& f) const { return path + "/" + f; }
+};
+
+void write_file(const std::string& p, const std::string& data) {
+  std::ofstream out(p, std::ios::binary);
+  out << data;
+}
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+// A minimal ncu raw page: header, units row, one launch row, with `override` applied.
+std::string ncu_raw(const std::map<std::string, std::string>& override, const std::vector<std::string>& drop = {},
+                    std::size_t units_fields = 0) {
+  std::vector<std::pair<std::string, std::string>> cols = {
+      {"ID", "0"}, {"Kernel Name", "vecadd"}, {"CC", "9.0"},
+      {"launch__grid_dim_x", "4096"}, {"launch__grid_dim_y", "1"}, {"launch__grid_dim_z", "1"},
+      {"launch__block_dim_x", "256"}, {"launch__block_dim_y", "1"}, {"launch__block_dim_z", "1"},
+      {"launch__registers_per_thread", "16"}, {"launch__shared_mem_per_block_static", "0"}};
+  std::string h, u, r;
+  std::size_t n = 0;
+  for (auto& [k, v] : cols) {
+    if (std::find(drop.begin(), drop.end(), k) != drop.end()) continue;
+    auto it = override.find(k);
+    std::string val = it == override.end() ? v : it->second;
+    h += (n ? "," : "") + ("\"" + k + "\"");
+    if (!units_fields || n < units_fields) u += (n ? "," : "") + std::string(k == "launch__shared_mem_per_block_static" ? "\"byte\"" : "\"\"");
+    r += (n ? "," : "") + ("\"" + val + "\"");
+    ++n;
+  }
+  return h + "\n" + u + "\n" + r + "\n";
+}
+
+std::string ncu_source(const std::string& executed) {
+  return "\"Kernel Name\",\"vecadd\",\n"
+         "\"Address\",\"Source\",\"Instructions Executed\",\"Thread Instructions Executed\"\n"
+         "\"0x7f0000000000\",\"      LDC R1, c[0x0][0x28]\",\"" + executed + "\",\"1048576\"\n"
+         "\"0x7f0000000010\",\"      EXIT\",\"32768\",\"1048576\"\n";
+}
+
+const char* kTraceHeader =
+    "-kernel name = _Z6kernelPfS_\n-kernel id = 1\n-grid dim = (2,1,1)\n-block dim = (64,1,1)\n-shmem = 0\n-nregs = 16\n"
+    "-binary version = 90\n-cuda stream id = 0\n-shmem base_addr = 0x00007f0000000000\n-local mem base_addr = 0x00007e0000000000\n"
+    "-nvbit version = 1.7.7.1\n-accelsim tracer version = 5\n-enable lineinfo = 0\n";
+
+}  // namespace
+
+// ---- ncu raw page ---------------------------------------------------------------------
+
+TEST_CASE("redteam: ncu raw units row shorter than its header is an error, not SIGSEGV") {
+  TempDir d("units");
+  write_file(d / "raw.csv", ncu_raw({}, {}, 3));
+  CHECK(error_of([&] { read_ncu_raw(d / "raw.csv"); }) == d / "raw.csv" + ":2:1: expected 11 CSV fields in the units row, found 3");
+}
+
+TEST_CASE("redteam: ncu launch values are range-checked, never cast (registers -1 was SIGFPE)") {
+  TempDir d("launch");
+  auto err = [&](const std::map<std::string, std::string>& o, const std::vector<std::string>& drop = {}) {
+    write_file(d / "raw.csv", ncu_raw(o, drop));
+    return error_of([&] { read_ncu_raw(d / "raw.csv"); });
+  };
+  std::string f = d / "raw.csv";
+  CHECK(err({{"launch__registers_per_thread", "-1"}}) == f + ":3:49: column 'launch__registers_per_thread': expected an integer in 0..255, found '-1'");
+  CHECK(err({{"launch__grid_dim_x", "1e30"}}) == f + ":3:20: column 'launch__grid_dim_x': expected an integer in 1..2147483647, found '1e30'");
+  CHECK(err({{"launch__grid_dim_y", "nan"}}) == f + ":3:27: column 'launch__grid_dim_y': expected an integer in 1..65535, found 'nan'");
+  CHECK(err({{"ID", "inf"}}) == f + ":3:1: column 'ID': expected an integer in 0..4294967294, found 'inf'");
+  CHECK(err({{"CC", "1e300"}}) == f + ":3:14: column 'CC': expected a compute capability like 9.0, found '1e300'");
+  CHECK(err({{"launch__shared_mem_per_block_static", "1e30"}}) ==
+        f + ":3:54: column 'launch__shared_mem_per_block_static': expected a shared-memory size in 0..262144 bytes, found '1e30'");
+  CHECK(err({{"launch__block_dim_y", "8"}}) == f + ":3:35: expected at most 1024 threads per block, found 2048");
+  // Missing block-size columns used to become a (1,1,1) block.
+  CHECK(err({}, {"launch__block_dim_x", "launch__block_dim_y", "launch__block_dim_z"}) ==
+        f + ":3:1: expected a value for launch__block_dim_x in the raw export (collect with --section LaunchStats)");
+  write_file(f, ncu_raw({}));
+  auto rows = read_ncu_raw(f);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].launch.block.count() == 256);
+  CHECK(rows[0].launch.sm_version == 90);
+}
+
+TEST_CASE("redteam: ncu counts of inf, nan or negative are rejected, blanks stay 0") {
+  TempDir d("counts");
+  std::string f = d / "src.csv";
+  for (const char* bad : {"inf", "nan", "-1", "1e300"}) {
+    write_file(f, ncu_source(bad));
+    CHECK(error_of([&] { read_ncu_source(f); }) == f + ":3:47: column 'Instructions Executed': expected a count in 0..2^53, found '" + bad + "'");
+  }
+  write_file(f, ncu_source("-"));
+  auto secs = read_ncu_source(f);
+  REQUIRE(secs.size() == 1);
+  CHECK(secs[0].program[0].warp_executed == 0);
+  CHECK(secs[0].program[1].warp_executed == 32768);
+}
+
