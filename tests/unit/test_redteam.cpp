@@ -147,3 +147,14 @@ TEST_CASE("redteam: ncu counts of inf, nan or negative are rejected, blanks stay
   CHECK(secs[0].program[1].warp_executed == 32768);
 }
 
+// ---- listings and the SASS tokeniser ---------------------------------------------------
+
+TEST_CASE("redteam: a long hex offset in a memory operand does not overflow") {
+  auto p = sass::parse_instruction_text("LDG.E R2, [R4.64+0xffffffffffffffffffffffffffff]");
+  CHECK(p.mem_offset == 0);  // not an offset any SASS instruction can hold
+  auto q = sass::parse_instruction_text("LDG.E R2, [R4.64+0x7fffffffff+0x7fffffffff+0x7fffffffff+0x7fffffffff]");
+  CHECK(q.mem_offset == 4 * 0x7fffffffffll);
+  auto r = sass::parse_instruction_text("LDG.E R2, [R4.64+0x10]");
+  CHECK(r.mem_offset == 0x10);
+}
+
