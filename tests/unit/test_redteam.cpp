@@ -158,3 +158,61 @@ TEST_CASE("redteam: a long hex offset in a memory operand does not overflow") {
   CHECK(r.mem_offset == 0x10);
 }
 
+// ---- special files, long lines, decompression bombs --------------------------------------
+
+TEST_CASE("redteam: special files are refused by type before reading") {
+  TempDir d("special");
+  fs::create_directories(d / "adir.traceg");
+  fs::copy_file(kAs + "/v5_modes.traceg", d / "v5_modes.traceg");
+  write_file(d / "kernelslist.g", "v5_modes.traceg\nadir.traceg\n");
+  // A kernelslist line naming a directory was 'internal error: std::bad_alloc'.
+  CHECK(error_of([&] { load(d / "kernelslist.g"); }) == d / "adir.traceg: is a directory; expected a regular file");
+  // A link to /dev/zero grew one line buffer without limit.
+  fs::create_symlink("/dev/zero", d / "zero.traceg");
+  write_file(d / "kernelslist.g", "v5_modes.traceg\nzero.traceg\n");
+  CHECK(error_of([&] { load(d / "kernelslist.g"); }) == d / "zero.traceg: is a character device; expected a regular file");
+  REQUIRE(::mkfifo((d / "fifo.traceg").c_str(), 0600) == 0);
+  CHECK(error_of([&] { AccelSimKernelReader::read(d / "fifo.traceg"); }) == d / "fifo.traceg: is a FIFO; expected a regular file");
+}
+
+static std::string xz_compress(const std::function<bool(std::string&)>& next_chunk) {
+  lzma_stream s = LZMA_STREAM_INIT;
+  REQUIRE(lzma_easy_encoder(&s, 1, LZMA_CHECK_CRC32) == LZMA_OK);
+  std::string out, chunk;
+  std::vector<uint8_t> buf(1 << 16);
+  bool more = true;
+  while (more) {
+    chunk.clear();
+    more = next_chunk(chunk);
+    s.next_in = reinterpret_cast<const uint8_t*>(chunk.data());
+    s.avail_in = chunk.size();
+    lzma_action a = more ? LZMA_RUN : LZMA_FINISH;
+    for (;;) {
+      s.next_out = buf.data();
+      s.avail_out = buf.size();
+      lzma_ret r = lzma_code(&s, a);
+      out.append(reinterpret_cast<char*>(buf.data()), buf.size() - s.avail_out);
+      if (r == LZMA_STREAM_END) break;
+      REQUIRE(r == LZMA_OK);
+      if (a == LZMA_RUN && s.avail_in == 0) break;
+    }
+  }
+  lzma_end(&s);
+  return out;
+}
+
+TEST_CASE("redteam: a line longer than the limit and an xz bomb end in clear errors") {
+  TempDir d("bomb");
+  // One 20 MiB line: the buffer used to grow with it (an xz of one endless line, 3 GB).
+  int n = 0;
+  write_file(d / "long.traceg.xz", xz_compress([&](std::string& c) { c.assign(1 << 20, 'a'); return ++n < 20; }));
+  CHECK(error_of([&] { AccelSimKernelReader::read(d / "long.traceg.xz"); }) ==
+        d / "long.traceg.xz:1:1: expected a line of at most 16 MiB, found a longer one (binary data or a decompression bomb?)");
+  // 300 MiB of empty lines from a few KB of xz.
+  n = 0;
+  write_file(d / "bomb.traceg.xz", xz_compress([&](std::string& c) { c.assign(1 << 20, '\n'); return ++n < 300; }));
+  std::string e = error_of([&] { AccelSimKernelReader::read(d / "bomb.traceg.xz"); });
+  CHECK(e.find("decompresses to more than 1000 times its size") != std::string::npos);
+  CHECK(e.find("refusing a likely decompression bomb") != std::string::npos);
+}
+

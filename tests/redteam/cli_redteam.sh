@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Red-team CLI cases (issue 14): `cli_redteam.sh GPUPERF FIXTURES CASE` generates a small
+# hostile input, runs gpuperf on it and checks the exit status and the exact message.
+set -uo pipefail
+G=$1 FX=$2 CASE=$3
+T=$(mktemp -d "${TMPDIR:-/tmp}/gpuperf_redteam.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL [$CASE]: $*"; echo "--- stdout"; cat "$T/out" 2>/dev/null; echo "--- stderr"; cat "$T/err" 2>/dev/null; exit 1; }
+# expect STATUS MESSAGE -- command...: runs the command, checks status and stderr
+expect() {
+  local want=$1 msg=$2; shift 3
+  "$@" >"$T/out" 2>"$T/err"
+  local rc=$?
+  [ "$rc" = "$want" ] || fail "exit status $rc, expected $want"
+  [ -z "$msg" ] || grep -qF -- "$msg" "$T/err" || fail "stderr lacks: $msg"
+}
+V5=$FX/accelsim/v5_modes.traceg
+case $CASE in
+  kernelslist_directory)
+    cp "$V5" "$T/"; mkdir "$T/adir.traceg"; printf 'v5_modes.traceg\nadir.traceg\n' > "$T/kernelslist.g"
+    expect 1 "gpuperf: error: $T/adir.traceg: is a directory; expected a regular file" -- "$G" report "$T/kernelslist.g" --gpu v100 ;;
+  kernelslist_dev_zero)
+    cp "$V5" "$T/"; ln -s /dev/zero "$T/zero.traceg"; printf 'v5_modes.traceg\nzero.traceg\n' > "$T/kernelslist.g"
+    expect 1 "gpuperf: error: $T/zero.traceg: is a character device; expected a regular file" -- timeout 60 "$G" report "$T/kernelslist.g" --gpu v100 ;;
+  *) echo "unknown case $CASE"; exit 2 ;;
+esac
+echo "OK [$CASE]"
