@@ -216,3 +216,21 @@ TEST_CASE("redteam: a line longer than the limit and an xz bomb end in clear err
   CHECK(e.find("refusing a likely decompression bomb") != std::string::npos);
 }
 
+// ---- PPT-GPU app_config.py ---------------------------------------------------------------
+
+TEST_CASE("redteam: PPT-GPU app_config.py with an unclosed quote or impossible values") {
+  TempDir d("ppt");
+  fs::create_directories(d / "sass_traces");
+  write_file(d / "sass_traces/kernel_1.sass", "0 MOV R1\n0 EXIT\n");
+  // An unclosed quote in a value looped forever.
+  write_file(d / "app_config.py", "kernel_1 = { \"kernel_name\": 'Kernel }\n");
+  CHECK(error_of([&] { load(d.path); }) == d / "app_config.py:1:1: expected a closing quote in the value of 'kernel_name'");
+  // stoull took -1 as 2^64-1, which became 4294967295 registers.
+  write_file(d / "app_config.py", "kernel_1 = { \"kernel_name\": \"K\", \"num_registers\": -1, \"grid_size\": 8, \"block_size\": 64 }\n");
+  CHECK(error_of([&] { load(d.path); }) == d.path + "/app_config.py:1:1: expected an integer in 0..255 for 'num_registers', found '-1'");
+  write_file(d / "app_config.py", "kernel_1 = { \"kernel_name\": \"K\", \"grid_size\": 4294967297, \"block_size\": 64 }\n");
+  CHECK(error_of([&] { load(d.path); }) == d.path + "/app_config.py:1:1: expected an integer in 1..2147483647 for 'grid_size', found '4294967297'");
+  write_file(d / "app_config.py", "kernel_1 = { \"kernel_name\": \"K\", \"block_size\": 64 }\n");
+  CHECK(error_of([&] { load(d.path); }) == d.path + "/app_config.py:1:1: expected 'grid_size' in kernel_1");
+}
+
