@@ -16,6 +16,16 @@ expect() {
 }
 V5=$FX/accelsim/v5_modes.traceg
 case $CASE in
+  set_sms_overflow)
+    expect 2 "--set sms=2147483648: value must be in [1, 65536]" -- "$G" report "$V5" --gpu v100 --set sms=2147483648 ;;
+  set_alu_scale_huge)
+    expect 2 "--set alu_latency_scale=1e+300: value must be in [0.001, 1000]" -- "$G" report "$V5" --gpu v100 --set alu_latency_scale=1e300 ;;
+  tables_missing_dir)
+    expect 1 "$T/nope: latency-table directory does not exist or is not a directory" -- "$G" report "$V5" --gpu v100 --tables "$T/nope" ;;
+  tables_rejected)
+    expect 1 "latency tables rejected by \`gpuperf tables check\`" -- "$G" report "$V5" --gpu v100 --tables "$FX/tables_broken/bad_range"
+    expect 3 "" -- "$G" tables check --tables "$FX/tables_broken/bad_range"
+    grep -q "l2_hit_latency_cycles: value 188000 outside the plausible range" "$T/out" || fail "tables check no longer lists the problem" ;;
   kernelslist_directory)
     cp "$V5" "$T/"; mkdir "$T/adir.traceg"; printf 'v5_modes.traceg\nadir.traceg\n' > "$T/kernelslist.g"
     expect 1 "gpuperf: error: $T/adir.traceg: is a directory; expected a regular file" -- "$G" report "$T/kernelslist.g" --gpu v100 ;;

@@ -234,3 +234,44 @@ TEST_CASE("redteam: PPT-GPU app_config.py with an unclosed quote or impossible v
   CHECK(error_of([&] { load(d.path); }) == d.path + "/app_config.py:1:1: expected 'grid_size' in kernel_1");
 }
 
+// ---- tables --------------------------------------------------------------------------------
+
+TEST_CASE("redteam: a table carve-out of 1e30 is a check problem, and refused for predictions") {
+  TempDir d("tables");
+  auto shipped = Tables::load_default();
+  std::string shipped_dir = shipped->search_path().back();
+  fs::create_directories(d / "arch");
+  json j = json::parse(slurp(shipped_dir + "/arch/sm_86.json"));
+  j["cache"]["shared_carveouts_kib"]["value"][0] = 1e30;
+  write_file(d / "arch/sm_86.json", j.dump(2));
+  auto t = Tables::load({d.path, shipped_dir});  // used to be float-to-int undefined behaviour
+  auto issues = t->check();
+  REQUIRE(!issues.empty());
+  CHECK(issues[0].message == "cache.shared_carveouts_kib: entry 1e+30 is not an integer in [0, 1024]");
+  std::string e = error_of([&] { Tables::validated(t); });
+  CHECK(e.find("latency tables rejected by `gpuperf tables check` (1 problem(s)):") == 0);
+  CHECK(e.find("cache.shared_carveouts_kib: entry 1e+30") != std::string::npos);
+  // A JSON type error names the file instead of escaping as an nlohmann exception.
+  j = json::parse(slurp(shipped_dir + "/arch/sm_86.json"));
+  j["inherits"] = 80;
+  write_file(d / "arch/sm_86.json", j.dump(2));
+  e = error_of([&] { Tables::load({d.path, shipped_dir}); });
+  CHECK(e.find(d / "arch/sm_86.json: unexpected JSON content: ") == 0);
+  // A mistyped --tables directory is an error, not silently ignored.
+  CHECK(error_of([&] { Tables::load_default({d / "no_such_dir"}); }) == d / "no_such_dir: latency-table directory does not exist or is not a directory");
+  // What `tables check` rejects is refused by load_default (used by report).
+  CHECK(error_of([&] { Tables::load_default({kFix + "/tables_broken/bad_range"}); }).find("latency tables rejected by `gpuperf tables check`") == 0);
+}
+
+TEST_CASE("redteam: --set values out of range are errors (sms=2147483648 became one SM)") {
+  auto t = Tables::load_default();
+  GpuSpec g = GpuSpec::from_catalog(t, "h200");
+  CHECK(error_of([&] { g.set("sms", 2147483648.0); }) == "--set sms=2147483648: value must be in [1, 65536]");
+  CHECK(error_of([&] { g.set("sms", 1e12); }) == "--set sms=1e+12: value must be in [1, 65536]");
+  CHECK(error_of([&] { g.set("sms", 66.5); }) == "--set sms=66.5: value must be a whole number of SMs");
+  CHECK(error_of([&] { g.set("alu_latency_scale", 1e300); }) == "--set alu_latency_scale=1e+300: value must be in [0.001, 1000]");
+  CHECK(error_of([&] { g.set("sm_clock_mhz", std::nan("")); }) == "--set sm_clock_mhz=nan: value must be in [1, 100000]");
+  g.set("sms", 66);
+  CHECK(g.sms == 66);
+}
+
