@@ -275,3 +275,71 @@ TEST_CASE("redteam: --set values out of range are errors (sms=2147483648 became 
   CHECK(g.sms == 66);
 }
 
+// ---- Accel-Sim traces that lie ----------------------------------------------------------
+
+TEST_CASE("redteam: a trace cut inside its header is an error, not a 2 us prediction") {
+  TempDir d("cut");
+  std::string h = kTraceHeader;
+  write_file(d / "cut.traceg", h.substr(0, h.find("-nvbit")));
+  CHECK(error_of([&] { AccelSimKernelReader::read(d / "cut.traceg"); }) ==
+        d / "cut.traceg:11:1: expected the '#traces format' line and the trace body after the header; the file ends inside its header (truncated trace?)");
+  write_file(d / "nogrid.traceg", "-kernel name = k\n-block dim = (32,1,1)\n-accelsim tracer version = 5\n#BEGIN_TB\n");
+  CHECK(error_of([&] { AccelSimKernelReader::read(d / "nogrid.traceg"); }) ==
+        d / "nogrid.traceg:4:1: expected a '-grid dim = (x,y,z)' header line before the trace body");
+  write_file(d / "zero.traceg", "-kernel name = k\n-grid dim = (0,1,1)\n");
+  CHECK(error_of([&] { AccelSimKernelReader::read(d / "zero.traceg"); }) ==
+        d / "zero.traceg:2:13: expected a grid a GPU can launch (x in 1..2147483647, y and z in 1..65535), found '(0,1,1)'");
+  write_file(d / "id.traceg", "-kernel name = k\n-kernel id = 4294967296\n");
+  CHECK(error_of([&] { AccelSimKernelReader::read(d / "id.traceg"); }) == d / "id.traceg:2:14: expected 'kernel id' in 0..4294967295, found 4294967296");
+}
+
+TEST_CASE("redteam: raw .trace warp keys of large CTA ids do not collide") {
+  TempDir d("keys");
+  // CTA (4194304,0,0) and CTA (0,1,0) had the same key: (x << 10) == (y << 32).
+  std::string t = "-kernel name = k\n-grid dim = (4194305,2,1)\n-block dim = (32,1,1)\n-accelsim tracer version = 4\n-enable lineinfo = 0\n"
+                  "#traces format = ...\n"
+                  "4194304 0 0 0 0000 ffffffff 1 R1 MOV 0 0\n"
+                  "0 1 0 0 0000 ffffffff 1 R1 MOV 0 0\n"
+                  "0 1 0 0 0010 ffffffff 0 EXIT 0 0\n";
+  write_file(d / "k.trace", t);
+  Kernel k = AccelSimKernelReader::read(d / "k.trace");
+  REQUIRE(k.warps.size() == 2);
+  CHECK(k.warps[0].cta == Dim3{4194304, 0, 0});
+  CHECK(k.warps[1].cta == Dim3{0, 1, 0});
+  CHECK(k.warps[0].end - k.warps[0].begin == 1);
+  CHECK(k.traced_ctas == 2);
+}
+
+TEST_CASE("redteam: CTAs outside the grid, warps outside the block and repeated warps are errors") {
+  TempDir d("lies");
+  std::string h = std::string(kTraceHeader) + "\n#traces format = x\n\n";
+  auto tb = [](const char* cta, int warp) {
+    return std::string("#BEGIN_TB\nthread block = ") + cta + "\nwarp = " + std::to_string(warp) + "\ninsts = 1\n0000 ffffffff 0 EXIT 0 0\n#END_TB\n";
+  };
+  write_file(d / "a.traceg", h + tb("5,0,0", 0));
+  CHECK(error_of([&] { AccelSimKernelReader::read(d / "a.traceg"); }) == d / "a.traceg:18:1: expected CTAs inside the header's grid (2,1,1), found CTA (5,0,0)");
+  write_file(d / "b.traceg", h + tb("0,0,0", 2));
+  CHECK(error_of([&] { AccelSimKernelReader::read(d / "b.traceg"); }) ==
+        d / "b.traceg:19:1: expected warp ids below 2 for the header's block (64,1,1), found warp 2 in CTA (0,0,0)");
+  write_file(d / "c.traceg", h + tb("1,0,0", 0) + tb("1,0,0", 0));
+  CHECK(error_of([&] { AccelSimKernelReader::read(d / "c.traceg"); }) == d / "c.traceg:25:1: expected each warp once, found warp 0 of CTA (1,0,0) twice");
+}
+
+TEST_CASE("redteam: '-truncated at instructions' is honoured: a warning and a wider range") {
+  TempDir d("trunc");
+  std::string body = slurp(kAs + "/v5_modes.traceg");
+  write_file(d / "t.traceg", "-truncated at instructions = 9\n" + body);
+  Kernel k = AccelSimKernelReader::read(d / "t.traceg");
+  CHECK(k.truncated_at_instructions == 9);
+  REQUIRE(!k.warnings.empty());
+  CHECK(k.warnings.back().find("the tracer stopped after 9 instructions") == 0);
+  auto t = Tables::load_default();
+  GpuSpec g = GpuSpec::from_catalog(t, "v100");
+  Kernel full = AccelSimKernelReader::read(kAs + "/v5_modes.traceg");
+  KernelReport a = Predictor(std::make_shared<const Kernel>(full)).predict(g);
+  KernelReport b = Predictor(std::make_shared<const Kernel>(k)).predict(g);
+  CHECK(b.time_us == doctest::Approx(a.time_us));
+  CHECK(b.time_high_us >= 2 * b.time_us * 0.999);  // 2 traced CTAs: the complete one alone scales twice as far
+  CHECK(a.time_high_us < b.time_high_us);
+}
+
