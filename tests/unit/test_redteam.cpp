@@ -343,3 +343,25 @@ TEST_CASE("redteam: '-truncated at instructions' is honoured: a warning and a wi
   CHECK(a.time_high_us < b.time_high_us);
 }
 
+// ---- folders and kernelslists -------------------------------------------------------------
+
+TEST_CASE("redteam: kernel files are ordered numerically and duplicates refused") {
+  TempDir d("order");
+  std::string body = slurp(kAs + "/v5_modes.traceg");
+  for (int id : {2, 10, 1}) {
+    std::string b = body;
+    b.replace(b.find("-kernel id = 1"), 14, "-kernel id = " + std::to_string(id));
+    write_file(d / ("kernel-" + std::to_string(id) + ".traceg"), b);
+  }
+  Application app = load(d.path);
+  REQUIRE(app.kernels.size() == 3);
+  CHECK(app.kernels[0].launch.id == 1);
+  CHECK(app.kernels[1].launch.id == 2);  // was kernel-10, ordered by bytes
+  CHECK(app.kernels[2].launch.id == 10);
+  CHECK(natural_less("kernel-2.traceg", "kernel-10.traceg"));
+  CHECK_FALSE(natural_less("kernel-10.traceg", "kernel-2.traceg"));
+  write_file(d / "kernelslist.g", "kernel-1.traceg\nkernel-2.traceg\n./kernel-1.traceg\n");
+  CHECK(error_of([&] { load(d / "kernelslist.g"); }) == d / "kernelslist.g: names " + d.path + "/./kernel-1.traceg twice (first as " + d.path +
+                                                            "/kernel-1.traceg); each input is read once");
+}
+
