@@ -365,3 +365,112 @@ TEST_CASE("redteam: kernel files are ordered numerically and duplicates refused"
                                                             "/kernel-1.traceg); each input is read once");
 }
 
+// ---- convert --------------------------------------------------------------------------------
+
+namespace {
+// Everything the Accel-Sim reader reads, compared by PC and by (CTA, warp) so that a
+// regrouped file compares equal to its raw original.
+void check_same_ir(const Kernel& a, const Kernel& b) {
+  CHECK(a.launch.name == b.launch.name);
+  CHECK(a.launch.id == b.launch.id);
+  CHECK(a.launch.grid == b.launch.grid);
+  CHECK(a.launch.block == b.launch.block);
+  CHECK(a.launch.registers_per_thread == b.launch.registers_per_thread);
+  CHECK(a.launch.static_shared_bytes + a.launch.dynamic_shared_bytes == b.launch.static_shared_bytes + b.launch.dynamic_shared_bytes);
+  CHECK(a.launch.sm_version == b.launch.sm_version);
+  CHECK(a.launch.cuda_stream == b.launch.cuda_stream);
+  CHECK(a.shared_window_base == b.shared_window_base);
+  CHECK(a.local_window_base == b.local_window_base);
+  CHECK(a.traced_ctas == b.traced_ctas);
+  CHECK(a.truncated_at_instructions == b.truncated_at_instructions);
+  REQUIRE(a.program.size() == b.program.size());
+  std::map<std::uint64_t, const StaticInstr*> pb;
+  for (auto& s : b.program) pb[s.pc] = &s;
+  for (auto& s : a.program) {
+    REQUIRE(pb.count(s.pc));
+    const StaticInstr& t = *pb[s.pc];
+    CHECK(s.opcode == t.opcode);
+    CHECK(s.dst == t.dst);
+    CHECK(s.src == t.src);
+    CHECK(s.space == t.space);
+    CHECK(s.mem_op == t.mem_op);
+    CHECK(s.access_bits == t.access_bits);
+    CHECK(s.warp_executed == t.warp_executed);
+    CHECK(s.thread_executed == t.thread_executed);
+  }
+  REQUIRE(a.warps.size() == b.warps.size());
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, const WarpStream*> wb;
+  for (auto& w : b.warps) wb[{w.cta.x, w.cta.y, w.cta.z, w.warp_in_cta}] = &w;
+  for (auto& w : a.warps) {
+    auto it = wb.find({w.cta.x, w.cta.y, w.cta.z, w.warp_in_cta});
+    REQUIRE(it != wb.end());
+    const WarpStream& v = *it->second;
+    REQUIRE(w.end - w.begin == v.end - v.begin);
+    for (std::uint64_t i = 0; i < w.end - w.begin; ++i) {
+      const DynInstr &x = a.dyn[w.begin + i], &y = b.dyn[v.begin + i];
+      CHECK(a.program[x.static_index].pc == b.program[y.static_index].pc);
+      CHECK(x.active_mask == y.active_mask);
+      CHECK(x.mem_width == y.mem_width);
+      REQUIRE(x.addr_count == y.addr_count);
+      for (unsigned j = 0; j < x.addr_count; ++j) CHECK(a.addresses[x.addr_begin + j] == b.addresses[y.addr_begin + j]);
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("redteam: convert is a lossless round trip (read, convert, read again: same IR)") {
+  TempDir d("roundtrip");
+  // Shared/local window bases were written as 0, after which generic accesses to shared
+  // memory became global; a masked-off access lost its width.
+  std::string t = std::string(kTraceHeader) + "\n#traces format = x\n\n#BEGIN_TB\nthread block = 1,0,0\nwarp = 1\ninsts = 3\n"
+                  "0000 00000003 1 R1 LD.E 1 R2 4 0 0x00007f0000000010 0x00007f0000000014\n"
+                  "0010 00000000 1 R3 LDG.E 1 R2 4 0\n"
+                  "0020 ffffffff 0 EXIT 0 0\n#END_TB\n";
+  write_file(d / "in.traceg", t);
+  for (std::string in : {kAs + "/v4_lineinfo.trace", kAs + "/v5_modes.traceg", kAs + "/old_v2.traceg", d / "in.traceg"}) {
+    CAPTURE(in);
+    Kernel a = AccelSimKernelReader::read(in);
+    write_traceg(a, d / "out.traceg.xz");
+    Kernel b = AccelSimKernelReader::read(d / "out.traceg.xz");
+    check_same_ir(a, b);
+  }
+  Kernel g = AccelSimKernelReader::read(d / "in.traceg");
+  CHECK(g.program[0].space == MemSpace::shared);
+  CHECK(g.program[1].access_bits == 32);
+}
+
+TEST_CASE("redteam: convert refuses to overwrite its input and to write to a device") {
+  TempDir d("inplace");
+  fs::copy_file(kAs + "/v4_lineinfo.trace", d / "in.trace");
+  std::string before = slurp(d / "in.trace");
+  Kernel k = AccelSimKernelReader::read(d / "in.trace");
+  CHECK(error_of([&] { write_traceg(k, d / "in.trace"); }) ==
+        d / "in.trace: is the input file " + d / "in.trace" + "; refusing to overwrite the input (write to another path)");
+  fs::create_symlink(d / "in.trace", d / "link.trace");
+  CHECK(error_of([&] { write_traceg(k, d / "link.trace"); }).find("refusing to overwrite the input") != std::string::npos);
+  CHECK(slurp(d / "in.trace") == before);
+  // /dev/full accepted every write and reported success with nothing written.
+  CHECK(error_of([&] { write_traceg(k, "/dev/full"); }) == "/dev/full: exists and is not a regular file; refusing to replace it");
+  CHECK(error_of([&] { write_traceg(k, d / "no_dir/out.traceg"); }).find(d / "no_dir/out.traceg: cannot create a temporary file in " + d / "no_dir") == 0);
+}
+
+TEST_CASE("redteam: convert checks every write: a full disk leaves the old file and no temporary") {
+  TempDir d("full");
+  Kernel k = AccelSimKernelReader::read(kAs + "/v5_modes.traceg");
+  write_file(d / "out.traceg", "previous contents\n");
+  // A file-size limit makes writes fail with EFBIG, as a full disk fails them with ENOSPC.
+  struct rlimit old {};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+  auto prev = ::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = old;
+  small.rlim_cur = 100;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  std::string e = error_of([&] { write_traceg(k, d / "out.traceg"); });
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  ::signal(SIGXFSZ, prev);
+  CHECK(e.find(d / "out.traceg: write failed") == 0);
+  CHECK(slurp(d / "out.traceg") == "previous contents\n");
+  std::size_t files = 0;
+  for (auto& x : fs::directory_iterator(d.path)) { (void)x; ++files; }
+  CHECK(files == 1);  // the temporary is gone
+}
