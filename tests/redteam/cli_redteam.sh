@@ -39,6 +39,11 @@ case $CASE in
   convert_dev_full)
     expect 1 "gpuperf: error: /dev/full: exists and is not a regular file; refusing to replace it" -- "$G" convert "$FX/accelsim/v4_lineinfo.trace" /dev/full
     grep -q "^wrote" "$T/err" && fail "claims to have written" ;;
+  non_utf8_json)
+    { printf -- '-kernel name = bad\xff\xfename\n'; tail -n +2 "$V5"; } > "$T/k.traceg"
+    expect 0 "" -- "$G" report "$T/k.traceg" --gpu v100 --json
+    grep -q '"name": "bad\\ufffd\\ufffdname"\|"name": "bad' "$T/out" || fail "kernel name missing from JSON"
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/out" 2>/dev/null || [ $? = 127 ] || fail "output is not JSON" ;;
   *) echo "unknown case $CASE"; exit 2 ;;
 esac
 echo "OK [$CASE]"
