@@ -430,9 +430,10 @@ inline void Tables::load_all() {
   };
   for (auto& f : list_files("isa")) { auto p = *find_file("isa/" + f); in_file(p, [&] { load_isa(p); }); }
   for (auto& f : list_files("arch")) { auto p = *find_file("arch/" + f); in_file(p, [&] { load_arch_raw(p); }); }
-  for (auto& [name, fj] : arch_raw_) {
+  for (auto& entry : arch_raw_) {  // a named variable: clang 14 cannot capture structured bindings
+    const std::string& name = entry.first;
     std::vector<std::string> stack;
-    in_file(fj.first, [&] { resolve_arch(name, stack); });
+    in_file(entry.second.first, [&] { resolve_arch(name, stack); });
   }
   // gpus.json: merge every file along the path, earlier (overrides) first.
   std::set<std::string> seen;
