@@ -17,8 +17,8 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUPERF_SANITIZE=ON
 cmake --build build-asan -j "$JOBS"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$JOBS" -E package)
 
-echo "== libFuzzer on the trace, ncu and listing readers"
-FUZZ_SECONDS=${FUZZ_SECONDS:-15} tests/fuzz/run_fuzzers.sh
+echo "== libFuzzer on every reader and page (ASan + UBSan, recovery off)"
+FUZZ_SECONDS=${FUZZ_SECONDS:-10} FUZZ_JOBS=${FUZZ_JOBS:-$JOBS} tests/fuzz/run_fuzzers.sh
 
 echo "== Python package, API tests and notebooks"
 .venv/bin/python -m pip install -q . 

@@ -174,7 +174,7 @@ int cmd_report(const Args& a) {
     r.kernels.push_back(std::move(kr));
   });
   if (r.kernels.empty()) throw ArgumentError("no kernel matches '" + a.kernel + "' (" + std::to_string(index) + " kernels in the input)");
-  if (a.json) std::cout << to_json(r).dump(2) << "\n";
+  if (a.json) std::cout << to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else if (r.kernels.size() > 1) std::printf("Total predicted time for %zu launches on %s: %.2f us\n", r.kernels.size(), r.gpu.c_str(), r.total_time_us);
   return kExitOk;
 }
@@ -196,7 +196,7 @@ int cmd_compare(const Args& a) {
     nlohmann::json out;
     out["schema"] = "gpuperf.compare/1";
     for (auto& r : reps) out["reports"].push_back(to_json(r));
-    std::cout << out.dump(2) << "\n";
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return kExitOk;
   }
   std::printf("%-40s", "kernel");
@@ -227,7 +227,7 @@ int cmd_gpus(const Args& a) {
       for (auto& [k, v] : g.values) e[k] = v.value;
       j.push_back(e);
     }
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return kExitOk;
   }
   std::printf("%-16s %-28s %-6s %5s %6s %6s %8s %6s %6s\n", "name", "aliases", "arch", "SMs", "base", "boost", "DRAM", "GiB", "L2 MiB");
@@ -246,7 +246,7 @@ int cmd_tables(const Args& a) {
   if (a.help || a.positional.empty() || a.positional[0] != "check") { std::cout << kTablesHelp; return a.help ? kExitOk : kExitUsage; }
   std::shared_ptr<const Tables> t;
   try {
-    t = Tables::load_default(a.tables);
+    t = Tables::load_unchecked(a.tables);
   } catch (const Error& e) {
     std::fprintf(stderr, "gpuperf tables check: FAILED to load: %s\n", e.what());
     return kExitTables;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,6 +28,12 @@ struct GpuSpec {
   double launch_overhead_us = 0;
   double alu_latency_scale = 1.0;  // scales every ALU class latency (what-if)
 
+  static std::string fmt(double d) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.10g", d);
+    return b;
+  }
+
   const ArchTable& arch_table() const { return tables->arch(arch); }
   double cycles_to_us(double cycles) const { return cycles / sm_clock_mhz; }
 
@@ -37,7 +44,9 @@ struct GpuSpec {
     s.name = g.name;
     s.arch = g.arch;
     const ArchTable& a = t->arch(g.arch);
-    s.sms = static_cast<int>(g.get("sms"));
+    auto sms = checked_integer<int>(g.get("sms"), 1, 65536);
+    if (!sms) throw TableError("GPU " + g.name + ": sms must be a whole number in 1..65536 (`gpuperf tables check` lists table problems)");
+    s.sms = *sms;
     s.sm_clock_mhz = g.get("boost_clock_mhz");
     s.dram_bandwidth_gbs = g.get("dram_bandwidth_gbs");
     s.dram_efficiency = g.get("dram_efficiency");
@@ -59,22 +68,31 @@ struct GpuSpec {
     return k;
   }
 
+  // Each knob has a range a GPU could plausibly have (wide enough for what-if studies): a
+  // value outside it is an error naming the range, never a wrapped or overflowing number
+  // (sms=2147483648 used to become one SM, a huge alu_latency_scale made kernels faster).
   void set(const std::string& key, double v) {
-    auto positive = [&](double lo) {
-      if (!(v >= lo) || std::isinf(v)) throw ArgumentError("--set " + key + "=" + std::to_string(v) + ": value must be >= " + std::to_string(lo));
+    auto in_range = [&](double lo, double hi) {
+      if (!(v >= lo && v <= hi))
+        throw ArgumentError("--set " + key + "=" + fmt(v) + ": value must be in [" + fmt(lo) + ", " + fmt(hi) + "]");
+      return v;
     };
-    if (key == "sm_clock_mhz") { positive(1); sm_clock_mhz = v; }
-    else if (key == "sms") { positive(1); sms = static_cast<int>(v); }
-    else if (key == "dram_bandwidth_gbs") { positive(1e-3); dram_bandwidth_gbs = v; }
+    if (key == "sm_clock_mhz") sm_clock_mhz = in_range(1, 100000);
+    else if (key == "sms") {
+      in_range(1, 65536);
+      if (v != std::floor(v)) throw ArgumentError("--set sms=" + fmt(v) + ": value must be a whole number of SMs");
+      sms = static_cast<int>(v);
+    }
+    else if (key == "dram_bandwidth_gbs") dram_bandwidth_gbs = in_range(1e-3, 1e7);
     else if (key == "dram_efficiency") { if (!(v > 0 && v <= 1)) throw ArgumentError("--set dram_efficiency must be in (0, 1]"); dram_efficiency = v; }
-    else if (key == "l2_mb") { positive(0); l2_bytes = v * 1024.0 * 1024.0; }
-    else if (key == "l2_bandwidth_gbs") { positive(1e-3); l2_bandwidth_gbs = v; }
-    else if (key == "l1_hit_latency") { positive(1); l1_hit_latency = v; }
-    else if (key == "l2_hit_latency") { positive(1); l2_hit_latency = v; }
-    else if (key == "dram_latency") { positive(1); dram_latency = v; }
-    else if (key == "shared_latency") { positive(1); shared_latency = v; }
-    else if (key == "launch_overhead_us") { positive(0); launch_overhead_us = v; }
-    else if (key == "alu_latency_scale") { positive(1e-3); alu_latency_scale = v; }
+    else if (key == "l2_mb") l2_bytes = in_range(0, 1e6) * 1024.0 * 1024.0;
+    else if (key == "l2_bandwidth_gbs") l2_bandwidth_gbs = in_range(1e-3, 1e8);
+    else if (key == "l1_hit_latency") l1_hit_latency = in_range(1, 1e6);
+    else if (key == "l2_hit_latency") l2_hit_latency = in_range(1, 1e6);
+    else if (key == "dram_latency") dram_latency = in_range(1, 1e6);
+    else if (key == "shared_latency") shared_latency = in_range(1, 1e6);
+    else if (key == "launch_overhead_us") launch_overhead_us = in_range(0, 1e6);
+    else if (key == "alu_latency_scale") alu_latency_scale = in_range(1e-3, 1e3);
     else {
       std::string all;
       for (auto& k : knobs()) all += (all.empty() ? "" : ", ") + k;

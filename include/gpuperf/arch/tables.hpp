@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuperf/checked.hpp"
 #include "gpuperf/error.hpp"
 
 namespace gpuperf {
@@ -123,6 +124,8 @@ struct TableIssue {
 namespace detail {
 
 inline json read_json_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw IoError(path + ": table file is not a regular file");
   std::ifstream in(path);
   if (!in) throw IoError(path + ": cannot open table file");
   try {
@@ -150,7 +153,8 @@ class Tables {
     std::vector<std::string> p = explicit_dirs;
     if (const char* e = std::getenv("GPUPERF_TABLES"); e && *e) p.push_back(e);
     auto u = detail::user_config_tables_dir();
-    if (!u.empty() && std::filesystem::exists(u)) p.push_back(u);
+    std::error_code ec;  // an unreadable $HOME/.config is no user tables, not an error
+    if (!u.empty() && std::filesystem::exists(u, ec)) p.push_back(u);
     if (!shipped_dir.empty()) p.push_back(shipped_dir);
 #ifdef GPUPERF_DATA_DIR
     p.push_back(GPUPERF_DATA_DIR);
@@ -165,8 +169,26 @@ class Tables {
     t->load_all();
     return t;
   }
+  // The tables a prediction uses: every explicit directory must exist, and whatever
+  // check() would report is an error here too (a table `tables check` rejects never predicts).
   static std::shared_ptr<const Tables> load_default(const std::vector<std::string>& explicit_dirs = {}) {
+    return validated(load_unchecked(explicit_dirs));
+  }
+  // As load_default without check(): for `tables check`, which lists every problem.
+  static std::shared_ptr<const Tables> load_unchecked(const std::vector<std::string>& explicit_dirs = {}) {
+    for (auto& d : explicit_dirs) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(d, ec)) throw TableError(d + ": latency-table directory does not exist or is not a directory");
+    }
     return load(default_search_path(explicit_dirs));
+  }
+  static std::shared_ptr<const Tables> validated(std::shared_ptr<const Tables> t) {
+    auto issues = t->check();
+    if (issues.empty()) return t;
+    std::string msg = "latency tables rejected by `gpuperf tables check` (" + std::to_string(issues.size()) + " problem(s)):";
+    for (std::size_t i = 0; i < issues.size() && i < 5; ++i) msg += "\n  " + issues[i].file + ": " + issues[i].message;
+    if (issues.size() > 5) msg += "\n  ...";
+    throw TableError(msg);
   }
 
   const ArchTable& arch(const std::string& name) const {
@@ -229,7 +251,8 @@ class Tables {
   std::optional<std::string> find_file(const std::string& rel) const {
     for (auto& d : search_path_) {
       auto p = std::filesystem::path(d) / rel;
-      if (std::filesystem::exists(p)) return p.string();
+      std::error_code ec;
+      if (std::filesystem::exists(p, ec)) return p.string();
     }
     return std::nullopt;
   }
@@ -237,9 +260,14 @@ class Tables {
     std::set<std::string> names;
     for (auto& d : search_path_) {
       auto p = std::filesystem::path(d) / sub;
-      if (!std::filesystem::is_directory(p)) continue;
-      for (auto& e : std::filesystem::directory_iterator(p))
-        if (e.path().extension() == ".json") names.insert(e.path().filename().string());
+      std::error_code ec;
+      if (!std::filesystem::is_directory(p, ec)) continue;
+      std::filesystem::directory_iterator it(p, ec), end;
+      if (ec) throw TableError(p.string() + ": cannot list table directory: " + ec.message());
+      for (; it != end; it.increment(ec)) {
+        if (ec) throw TableError(p.string() + ": cannot list table directory: " + ec.message());
+        if (it->path().extension() == ".json") names.insert(it->path().filename().string());
+      }
     }
     return names;
   }
@@ -386,19 +414,33 @@ inline const std::map<std::string, Range>& gpu_ranges() {
 inline void Tables::load_all() {
   if (search_path_.empty()) throw TableError("no latency-table directory: pass --tables DIR or set GPUPERF_TABLES");
   bool any_dir = false;
-  for (auto& d : search_path_) any_dir |= std::filesystem::is_directory(d);
+  for (auto& d : search_path_) {
+    std::error_code ec;
+    any_dir |= std::filesystem::is_directory(d, ec);
+  }
   if (!any_dir) throw TableError("none of the latency-table directories exist (searched: " + search_list() + ")");
-  for (auto& f : list_files("isa")) load_isa(*find_file("isa/" + f));
-  for (auto& f : list_files("arch")) load_arch_raw(*find_file("arch/" + f));
-  for (auto& [name, fj] : arch_raw_) {
+  // A value of the wrong JSON type (a string where an object or number belongs) is a table
+  // error naming the file, not an escaping nlohmann exception.
+  auto in_file = [](const std::string& file, auto&& f) {
+    try {
+      f();
+    } catch (const json::exception& e) {
+      throw TableError(file + ": unexpected JSON content: " + e.what());
+    }
+  };
+  for (auto& f : list_files("isa")) { auto p = *find_file("isa/" + f); in_file(p, [&] { load_isa(p); }); }
+  for (auto& f : list_files("arch")) { auto p = *find_file("arch/" + f); in_file(p, [&] { load_arch_raw(p); }); }
+  for (auto& entry : arch_raw_) {  // a named variable: clang 14 cannot capture structured bindings
+    const std::string& name = entry.first;
     std::vector<std::string> stack;
-    resolve_arch(name, stack);
+    in_file(entry.second.first, [&] { resolve_arch(name, stack); });
   }
   // gpus.json: merge every file along the path, earlier (overrides) first.
   std::set<std::string> seen;
   for (auto& d : search_path_) {
     auto p = std::filesystem::path(d) / "gpus.json";
-    if (std::filesystem::exists(p)) load_gpus(p.string());
+    std::error_code ec;
+    if (std::filesystem::exists(p, ec)) in_file(p.string(), [&] { load_gpus(p.string()); });
   }
   if (gpus_.empty()) throw TableError("no GPU catalog (gpus.json) found (searched: " + search_list() + ")");
 }
@@ -499,7 +541,10 @@ inline void Tables::resolve_arch(const std::string& name, std::vector<std::strin
   check_sources(j, file);
   json sources = j.value("sources", json::object());
   for (auto& [k, v] : sources.items()) t.sources[k] = v;
-  if (j.contains("sub_partitions")) t.sub_partitions = static_cast<int>(read_value(j["sub_partitions"], file, "sub_partitions", sources, 1, 8).value);
+  if (j.contains("sub_partitions")) {
+    // Out of range is noted by read_value; only an in-range value is converted.
+    if (auto v = checked_integer<int>(read_value(j["sub_partitions"], file, "sub_partitions", sources, 1, 8).value, 1, 8)) t.sub_partitions = *v;
+  }
   if (j.contains("classes")) {
     for (auto& [c, v] : j["classes"].items()) {
       ClassCost cc = t.classes.count(c) ? t.classes[c] : ClassCost{};
@@ -530,9 +575,14 @@ inline void Tables::resolve_arch(const std::string& name, std::vector<std::strin
         r = rit->second;
       }
       dst[k] = read_value(v, file, std::string(section) + "." + k, sources, r.lo, r.hi);
-      if (k == "shared_carveouts_kib" && v.contains("value") && v["value"].is_array()) {
+      if (k == "shared_carveouts_kib" && v.is_object() && v.contains("value") && v["value"].is_array()) {
         t.shared_carveouts_kib.clear();
-        for (auto& x : v["value"]) t.shared_carveouts_kib.push_back(x.get<int>());
+        for (auto& x : v["value"]) {
+          auto c = x.is_number() ? checked_integer<int>(x.get<double>(), static_cast<int>(r.lo), static_cast<int>(r.hi)) : std::nullopt;
+          if (!c) { note(file, "cache.shared_carveouts_kib: entry " + x.dump() + " is not an integer in [" + fmt(r.lo) + ", " + fmt(r.hi) + "]"); continue; }
+          if (!t.shared_carveouts_kib.empty() && *c <= t.shared_carveouts_kib.back()) note(file, "cache.shared_carveouts_kib: entries must increase");
+          t.shared_carveouts_kib.push_back(*c);
+        }
       }
     }
   };

@@ -829,6 +829,10 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
     rep.time_low_us = std::min(rep.time_low_us, rep.time_us * 0.85);
     rep.time_high_us = std::max(rep.time_high_us, rep.time_us * 1.15);
   }
+  // A truncated trace's last CTA is partial: counting only the complete ones scales by
+  // traced / (traced - 1) more (with one CTA there is no upper end to give; the warning says so).
+  if (k.truncated_at_instructions && k.traced_ctas > 1)
+    rep.time_high_us = std::max(rep.time_high_us, rep.time_us * double(k.traced_ctas) / double(k.traced_ctas - 1));
   return rep;
 }
 

@@ -3,6 +3,8 @@
 // nothing here matches substrings.
 #pragma once
 
+#include <algorithm>
+
 #include <cctype>
 #include <cstdint>
 #include <string>
@@ -147,6 +149,9 @@ inline std::int64_t parse_int_token(std::string_view s, bool& ok) {
     else if (base == 16 && c >= 'a' && c <= 'f') d = c - 'a' + 10;
     else if (base == 16 && c >= 'A' && c <= 'F') d = c - 'A' + 10;
     else return 0;
+    // No SASS immediate or address offset reaches 2^40: a longer literal is not one (and
+    // accumulating it would overflow).
+    if (v > (std::int64_t(1) << 40)) return 0;
     v = v * base + d;
   }
   ok = true;
@@ -221,7 +226,8 @@ inline ParsedInstruction parse_instruction_text(std::string_view text) {
                 p.src.push_back(make_reg(reg_kind(r), reg_index(r) + 1));
             } else if (!is_const) {
               auto v = detail::parse_int_token(part, ok);
-              if (ok) p.mem_offset += (k > 0 && s2 > 0 && inner[s2 - 1] == '-') ? -v : v;
+              // Clamped so that any number of terms cannot overflow.
+              if (ok) p.mem_offset = std::clamp<std::int64_t>(p.mem_offset + ((k > 0 && s2 > 0 && inner[s2 - 1] == '-') ? -v : v), -(std::int64_t(1) << 48), std::int64_t(1) << 48);
             }
             s2 = k + 1;
           }

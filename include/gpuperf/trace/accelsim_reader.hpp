@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "gpuperf/sass/instruction.hpp"
@@ -31,6 +32,9 @@ struct AccelSimHeader {
   std::string nvbit_version;
   // Sampling recorded by gpuperf's own tracer: "-cta sampling = every 4" / "first 8".
   std::uint64_t traced_ctas = 0;
+  // "-truncated at instructions = N": the tracer stopped recording after N instructions.
+  std::uint64_t truncated_at = 0;
+  bool has_grid = false, has_block = false;
 };
 
 // Progress callback: (bytes consumed, total file bytes). Called every few MB.
@@ -63,32 +67,53 @@ inline bool parse_header_line(std::string_view line, AccelSimHeader& h, const st
   if (eq == std::string_view::npos) return false;
   auto key = scan::trim(line.substr(1, eq - 1));
   auto val = scan::trim(line.substr(eq + 1));
+  const auto val_col = static_cast<std::uint32_t>(std::min<std::size_t>(line.size(), eq + 2) + 1);
   auto to_int = [&](std::string_view v) -> std::int64_t {
     std::int64_t x = 0;
     auto r = std::from_chars(v.data(), v.data() + v.size(), x);
-    if (r.ec != std::errc()) throw ParseError(file, ln, static_cast<std::uint32_t>(eq + 3), "expected an integer value for '" + std::string(key) + "'");
+    if (r.ec != std::errc() || r.ptr != v.data() + v.size()) throw ParseError(file, ln, val_col, "expected an integer value for '" + std::string(key) + "'");
+    return x;
+  };
+  // Values stored in narrower fields are range-checked, never truncated.
+  auto to_range = [&](std::string_view v, std::int64_t lo, std::int64_t hi) -> std::int64_t {
+    std::int64_t x = to_int(v);
+    if (x < lo || x > hi)
+      throw ParseError(file, ln, val_col, "expected '" + std::string(key) + "' in " + std::to_string(lo) + ".." + std::to_string(hi) + ", found " + std::to_string(x));
     return x;
   };
   auto to_hex = [&](std::string_view v) -> std::uint64_t {
-    if (scan::starts_with(v, "0x")) v.remove_prefix(2);
+    std::string_view d = v;
+    if (scan::starts_with(d, "0x") || scan::starts_with(d, "0X")) d.remove_prefix(2);
     std::uint64_t x = 0;
-    std::from_chars(v.data(), v.data() + v.size(), x, 16);
+    auto r = std::from_chars(d.data(), d.data() + d.size(), x, 16);
+    if (r.ec != std::errc() || r.ptr != d.data() + d.size())
+      throw ParseError(file, ln, val_col, "expected a 64-bit hexadecimal address for '" + std::string(key) + "', found '" + std::string(v) + "'");
     return x;
   };
   if (key == "kernel name") h.kernel_name = std::string(val);
-  else if (key == "kernel id") h.kernel_id = static_cast<std::uint32_t>(to_int(val));
-  else if (key == "grid dim") h.grid = parse_dim3(val, file, ln);
-  else if (key == "block dim") h.block = parse_dim3(val, file, ln);
+  else if (key == "kernel id") h.kernel_id = static_cast<std::uint32_t>(to_range(val, 0, 0xffffffffll));
+  else if (key == "grid dim") {
+    h.grid = parse_dim3(val, file, ln);
+    h.has_grid = true;
+    if (h.grid.x < 1 || h.grid.y < 1 || h.grid.z < 1 || h.grid.x > 0x7fffffffu || h.grid.y > 65535 || h.grid.z > 65535)
+      throw ParseError(file, ln, val_col, "expected a grid a GPU can launch (x in 1..2147483647, y and z in 1..65535), found '" + std::string(val) + "'");
+  } else if (key == "block dim") {
+    h.block = parse_dim3(val, file, ln);
+    h.has_block = true;
+    if (h.block.x < 1 || h.block.y < 1 || h.block.z < 1 || h.block.x > 1024 || h.block.y > 1024 || h.block.z > 64 || h.block.count() > 1024)
+      throw ParseError(file, ln, val_col, "expected a block a GPU can launch (x, y in 1..1024, z in 1..64, at most 1024 threads), found '" + std::string(val) + "'");
+  }
   else if (key == "shmem") h.shmem = to_int(val);
   else if (key == "nregs") h.nregs = to_int(val);
   else if (key == "binary version") h.binary_version = to_int(val);
-  else if (key == "cuda stream id") h.stream = static_cast<std::uint32_t>(to_int(val));
+  else if (key == "cuda stream id") h.stream = static_cast<std::uint32_t>(to_range(val, 0, 0xffffffffll));
   else if (key == "shmem base_addr") h.shmem_base = to_hex(val);
   else if (key == "local mem base_addr") h.local_base = to_hex(val);
   else if (key == "nvbit version") h.nvbit_version = std::string(val);
-  else if (key == "accelsim tracer version") h.tracer_version = static_cast<int>(to_int(val));
+  else if (key == "accelsim tracer version") h.tracer_version = static_cast<int>(to_range(val, 0, 1000));
   else if (key == "enable lineinfo") h.lineinfo = to_int(val) != 0;
-  else if (key == "traced ctas") h.traced_ctas = static_cast<std::uint64_t>(to_int(val));
+  else if (key == "traced ctas") h.traced_ctas = static_cast<std::uint64_t>(to_range(val, 0, INT64_MAX));
+  else if (key == "truncated at instructions") h.truncated_at = static_cast<std::uint64_t>(to_range(val, 1, INT64_MAX));
   return true;
 }
 
@@ -133,8 +158,8 @@ class AccelSimKernelReader {
     bool grouped = false, saw_any_instr = false;
     WarpStream* cur_stream = nullptr;
     // Raw traces interleave warps: keep per-warp instruction lists and stitch at the end.
-    std::unordered_map<std::uint64_t, std::vector<DynInstr>> raw_warps;
-    std::vector<std::uint64_t> raw_order;
+    std::unordered_map<WarpKey, std::vector<DynInstr>, WarpKeyHash> raw_warps;
+    std::vector<WarpKey> raw_order;
     std::uint64_t last_progress = 0;
 
     while (lr_.next(line)) {
@@ -176,6 +201,7 @@ class AccelSimKernelReader {
         auto eq = line.find('=');
         if (eq == std::string_view::npos) throw ParseError(lr_.path(), ln, 1, "expected 'thread block = x,y,z'");
         cur_cta = detail::parse_dim3(scan::trim(line.substr(eq + 1)), lr_.path(), ln);
+        check_cta(k, cur_cta, ln);
         continue;
       }
       if (scan::starts_with(line, "warp")) {
@@ -184,6 +210,7 @@ class AccelSimKernelReader {
         check_count(expect_insts, got_insts, ln);
         scan::Cursor cw{line, eq + 1, &lr_.path(), ln};
         cur_warp = static_cast<std::uint32_t>(cw.uinteger(1u << 20, "a warp id"));
+        check_warp(k, cur_cta, cur_warp, ln, true);
         k.warps.push_back(WarpStream{cur_cta, cur_warp, k.dyn.size(), k.dyn.size()});
         cur_stream = &k.warps.back();
         expect_insts = -1; got_insts = 0;
@@ -218,10 +245,14 @@ class AccelSimKernelReader {
         cur_stream->end = k.dyn.size();
         ++got_insts;
       } else {
-        // Raw or old-format lines: key by CTA and warp.
-        std::uint64_t key = (std::uint64_t(cta.z) << 48) ^ (std::uint64_t(cta.y) << 32) ^ (std::uint64_t(cta.x) << 10) ^ warp;
+        // Raw or old-format lines: key by CTA and warp (all 128 bits: no two warps share a key).
+        WarpKey key{std::uint64_t(cta.x) | (std::uint64_t(cta.y) << 32), std::uint64_t(cta.z) | (std::uint64_t(warp) << 32)};
         auto [it, fresh] = raw_warps.try_emplace(key);
-        if (fresh) { raw_order.push_back(key); raw_meta_[key] = {cta, warp}; }
+        if (fresh) {
+          check_cta(k, cta, ln);
+          check_warp(k, cta, warp, ln, false);
+          raw_order.push_back(key);
+        }
         it->second.push_back(d);
         ++got_insts;
       }
@@ -229,7 +260,8 @@ class AccelSimKernelReader {
     if (in_tb) throw ParseError(lr_.path(), lr_.line_number(), 1, "expected #END_TB before end of file (truncated trace?)");
     if (!in_body && !saw_any_instr) {
       if (hdr_.kernel_name.empty()) throw ParseError(lr_.path(), lr_.line_number(), 1, "expected an Accel-Sim trace header ('-kernel name = ...'); the file is empty or not a trace");
-      finish_header(k);
+      // A header with no '#traces format' line and no body: the file was cut inside its header.
+      throw ParseError(lr_.path(), lr_.line_number() + 1, 1, "expected the '#traces format' line and the trace body after the header; the file ends inside its header (truncated trace?)");
     }
     k.format = grouped ? SourceFormat::accelsim_traceg : SourceFormat::accelsim_trace;  // by content, not file name
     if (!raw_order.empty()) {
@@ -238,8 +270,8 @@ class AccelSimKernelReader {
       std::vector<DynInstr> all;
       for (auto key : raw_order) {
         auto& v = raw_warps[key];
-        auto meta = raw_meta_[key];
-        k.warps.push_back(WarpStream{meta.first, meta.second, all.size(), all.size() + v.size()});
+        Dim3 cta{static_cast<std::uint32_t>(key.xy), static_cast<std::uint32_t>(key.xy >> 32), static_cast<std::uint32_t>(key.zw)};
+        k.warps.push_back(WarpStream{cta, static_cast<std::uint32_t>(key.zw >> 32), all.size(), all.size() + v.size()});
         all.insert(all.end(), v.begin(), v.end());
       }
       k.dyn.swap(all);
@@ -251,9 +283,14 @@ class AccelSimKernelReader {
     }
     // Traced CTAs.
     {
-      std::unordered_map<std::uint64_t, bool> ctas;
-      for (auto& w : k.warps) ctas[(std::uint64_t(w.cta.z) << 42) | (std::uint64_t(w.cta.y) << 21) | w.cta.x] = true;
+      std::unordered_set<WarpKey, WarpKeyHash> ctas;
+      for (auto& w : k.warps) ctas.insert(WarpKey{std::uint64_t(w.cta.x) | (std::uint64_t(w.cta.y) << 32), w.cta.z});
       k.traced_ctas = ctas.size();
+    }
+    if (hdr_.truncated_at) {
+      k.truncated_at_instructions = hdr_.truncated_at;
+      k.warnings.push_back("the tracer stopped after " + std::to_string(hdr_.truncated_at) +
+                           " instructions ('-truncated at instructions'): the last traced CTA is partial, so the prediction is low and its range is wider");
     }
     if (hdr_.traced_ctas && hdr_.traced_ctas != k.traced_ctas)
       k.warnings.push_back("header says " + std::to_string(hdr_.traced_ctas) + " traced CTAs, body has " + std::to_string(k.traced_ctas));
@@ -264,6 +301,29 @@ class AccelSimKernelReader {
     return k;
   }
 
+  struct WarpKey {
+    std::uint64_t xy, zw;
+    bool operator==(const WarpKey& o) const { return xy == o.xy && zw == o.zw; }
+  };
+  struct WarpKeyHash {
+    std::size_t operator()(const WarpKey& k) const { return std::hash<std::uint64_t>()(k.xy * 0x9E3779B97F4A7C15ull ^ k.zw); }
+  };
+  // Header/body consistency: every CTA inside the grid, every warp inside its block, no
+  // warp traced twice (a repeated block would be counted twice).
+  void check_cta(const Kernel& k, const Dim3& c, std::uint64_t ln) const {
+    const Dim3& g = k.launch.grid;
+    if (hdr_.has_grid && (c.x >= g.x || c.y >= g.y || c.z >= g.z))
+      throw ParseError(lr_.path(), ln, 1, "expected CTAs inside the header's grid " + dim_text(g) + ", found CTA " + dim_text(c));
+  }
+  void check_warp(const Kernel& k, const Dim3& c, std::uint32_t w, std::uint64_t ln, bool once) {
+    if (hdr_.has_block && w >= k.launch.warps_per_cta())
+      throw ParseError(lr_.path(), ln, 1, "expected warp ids below " + std::to_string(k.launch.warps_per_cta()) + " for the header's block " +
+                                              dim_text(k.launch.block) + ", found warp " + std::to_string(w) + " in CTA " + dim_text(c));
+    if (once && !seen_warps_.insert(WarpKey{std::uint64_t(c.x) | (std::uint64_t(c.y) << 32), std::uint64_t(c.z) | (std::uint64_t(w) << 32)}).second)
+      throw ParseError(lr_.path(), ln, 1, "expected each warp once, found warp " + std::to_string(w) + " of CTA " + dim_text(c) + " twice");
+  }
+  static std::string dim_text(const Dim3& d) { return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")"; }
+
   void check_count(std::int64_t expect, std::int64_t got, std::uint64_t ln) {
     if (expect >= 0 && expect != got)
       throw ParseError(lr_.path(), ln, 1, "expected " + std::to_string(expect) + " instructions after 'insts = " +
@@ -271,6 +331,12 @@ class AccelSimKernelReader {
   }
 
   void finish_header(Kernel& k) {
+    // Without the launch shape, sampled counts would be scaled to a (1,1,1) grid.
+    if (!hdr_.kernel_name.empty() && (!hdr_.has_grid || !hdr_.has_block))
+      throw ParseError(lr_.path(), lr_.line_number(), 1, std::string("expected a '-") + (hdr_.has_grid ? "block" : "grid") +
+                                                             " dim = (x,y,z)' header line before the trace body");
+    k.shared_window_base = hdr_.shmem_base;
+    k.local_window_base = hdr_.local_base;
     auto& L = k.launch;
     L.name = hdr_.kernel_name;
     L.id = hdr_.kernel_id;
@@ -429,7 +495,7 @@ class AccelSimKernelReader {
   AccelSimHeader hdr_;
   std::unordered_map<std::uint64_t, std::uint32_t> pc_index_;
   std::vector<std::int32_t> pc_direct_;
-  std::unordered_map<std::uint64_t, std::pair<Dim3, std::uint32_t>> raw_meta_;
+  std::unordered_set<WarpKey, WarpKeyHash> seen_warps_;
 };
 
 // kernelslist / kernelslist.g: kernel file names and MemcpyHtoD commands, in order.

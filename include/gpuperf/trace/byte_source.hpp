@@ -4,10 +4,12 @@
 #pragma once
 
 #include <lzma.h>
+#include <sys/stat.h>
 #include <zlib.h>
 #include <zstd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -21,6 +23,24 @@ namespace gpuperf {
 
 enum class Compression { none, xz, gzip, zstd };
 
+// Resource limits of every text reader. No real trace, listing or CSV line comes near
+// 16 MiB (an ncu raw header of every metric is a few hundred KiB); a longer one is junk or a
+// decompression bomb, and buffering it would grow without bound. A compressed input that
+// expands more than 1000x beyond 256 MiB is refused the same way (text traces compress
+// 10-50x; xz on repeated bytes reaches several thousand).
+inline constexpr std::size_t kMaxLineBytes = std::size_t(16) << 20;
+inline constexpr std::uint64_t kBombFloorBytes = std::uint64_t(256) << 20;
+inline constexpr std::uint64_t kMaxExpansion = 1000;
+
+// Refuses anything but a regular file, by type, before a byte is read: a directory, FIFO or
+// device (/dev/zero, /dev/stdin) would block, never end, or fail in odd ways inside fread.
+inline void require_regular_file(const std::string& path, const struct stat& st) {
+  if (S_ISREG(st.st_mode)) return;
+  const char* what = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device"
+                   : S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a regular file";
+  throw IoError(path + ": is " + std::string(what) + "; expected a regular file");
+}
+
 inline Compression sniff_compression(const unsigned char* b, std::size_t n) {
   if (n >= 6 && b[0] == 0xFD && b[1] == '7' && b[2] == 'z' && b[3] == 'X' && b[4] == 'Z' && b[5] == 0) return Compression::xz;
   if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) return Compression::gzip;
@@ -32,14 +52,24 @@ inline Compression sniff_compression(const unsigned char* b, std::size_t n) {
 class ByteSource {
  public:
   explicit ByteSource(const std::string& path) : path_(path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw IoError(path + ": cannot open file: " + std::strerror(errno));
+    require_regular_file(path, st);
     f_ = std::fopen(path.c_str(), "rb");
     if (!f_) throw IoError(path + ": cannot open file: " + std::strerror(errno));
+    // The path may have been replaced between stat and open: check what was opened.
+    if (::fstat(fileno(f_), &st) != 0 || !S_ISREG(st.st_mode)) {
+      std::fclose(f_);
+      f_ = nullptr;
+      require_regular_file(path, st);
+      throw IoError(path + ": cannot stat the opened file");
+    }
     std::setvbuf(f_, nullptr, _IONBF, 0);
     std::fseek(f_, 0, SEEK_END);
     long end = std::ftell(f_);
     std::fseek(f_, 0, SEEK_SET);
     raw_.resize(static_cast<std::size_t>(std::clamp<long>(end + 1, 4096, 1 << 20)));
-    raw_len_ = std::fread(raw_.data(), 1, raw_.size(), f_);
+    raw_len_ = checked_fread(raw_.data(), raw_.size());
     comp_ = sniff_compression(reinterpret_cast<const unsigned char*>(raw_.data()), raw_len_);
     std::fseek(f_, 0, SEEK_END);
     file_size_ = static_cast<std::uint64_t>(std::ftell(f_));
@@ -75,6 +105,21 @@ class ByteSource {
   std::uint64_t compressed_consumed() const { return consumed_; }
 
   std::size_t read(char* out, std::size_t cap) {
+    std::size_t n = read_some(out, cap);
+    produced_ += n;
+    if (comp_ != Compression::none && produced_ > kBombFloorBytes && produced_ / kMaxExpansion > file_size_)
+      throw IoError(path_ + ": decompresses to more than " + std::to_string(kMaxExpansion) + " times its size (" + std::to_string(file_size_) +
+                    " bytes); refusing a likely decompression bomb");
+    return n;
+  }
+
+ private:
+  std::size_t checked_fread(void* out, std::size_t cap) {
+    std::size_t n = std::fread(out, 1, cap, f_);
+    if (n < cap && std::ferror(f_)) throw IoError(path_ + ": read error: " + std::strerror(errno));
+    return n;
+  }
+  std::size_t read_some(char* out, std::size_t cap) {
     switch (comp_) {
       case Compression::none: {
         if (raw_pos_ < raw_len_) {
@@ -84,7 +129,7 @@ class ByteSource {
           consumed_ += n;
           return n;
         }
-        std::size_t n = std::fread(out, 1, cap, f_);
+        std::size_t n = checked_fread(out, cap);
         consumed_ += n;
         return n;
       }
@@ -94,10 +139,8 @@ class ByteSource {
     }
     return 0;
   }
-
- private:
   bool refill() {
-    raw_len_ = std::fread(raw_.data(), 1, raw_.size(), f_);
+    raw_len_ = checked_fread(raw_.data(), raw_.size());
     consumed_ += raw_len_;
     return raw_len_ > 0;
   }
@@ -159,7 +202,7 @@ class ByteSource {
   std::FILE* f_ = nullptr;
   std::vector<char> raw_;
   std::size_t raw_len_ = 0, raw_pos_ = 0;
-  std::uint64_t file_size_ = 0, consumed_ = 0;
+  std::uint64_t file_size_ = 0, consumed_ = 0, produced_ = 0;
   Compression comp_ = Compression::none;
   lzma_stream xz_{};
   z_stream gz_{};
@@ -199,6 +242,9 @@ class LineReader {
         ++line_no_;
         return true;
       }
+      if (avail > kMaxLineBytes)
+        throw ParseError(src_.path(), line_no_ + 1, 1, "expected a line of at most " + std::to_string(kMaxLineBytes >> 20) +
+                                                           " MiB, found a longer one (binary data or a decompression bomb?)");
       // Move the partial line to the front and read more.
       if (pos_ > 0) { std::memmove(buf_.data(), b, avail); len_ = avail; pos_ = 0; }
       if (buf_.size() - len_ < chunk_) buf_.resize(buf_.size() * 2);

@@ -116,6 +116,11 @@ struct Kernel {
   // tracer's sampling). The model scales counts by grid / traced CTAs.
   std::uint64_t traced_ctas = 0;
   bool representative_cta = false;
+  // The tracer stopped recording after this many instructions (0: complete trace).
+  std::uint64_t truncated_at_instructions = 0;
+  // Generic-address windows of shared and local memory as the tracer reported them (0:
+  // unknown); kept so a converted trace resolves generic accesses as the original did.
+  std::uint64_t shared_window_base = 0, local_window_base = 0;
   std::vector<std::string> warnings;
 
   bool has_dynamic_trace() const { return !warps.empty(); }

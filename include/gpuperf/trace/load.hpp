@@ -9,8 +9,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -152,9 +155,62 @@ struct LoadOptions {
   AccelSimKernelReader::Options accelsim;
 };
 
+// "kernel-2" before "kernel-10": runs of digits compare by value, the rest byte by byte.
+inline bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t i0 = i, j0 = j;
+      while (i0 < a.size() && a[i0] == '0') ++i0;
+      while (j0 < b.size() && b[j0] == '0') ++j0;
+      std::size_t i1 = i0, j1 = j0;
+      while (i1 < a.size() && digit(a[i1])) ++i1;
+      while (j1 < b.size() && digit(b[j1])) ++j1;
+      if (i1 - i0 != j1 - j0) return i1 - i0 < j1 - j0;
+      int c = a.compare(i0, i1 - i0, b, j0, j1 - j0);
+      if (c != 0) return c < 0;
+      i = i1;
+      j = j1;
+      continue;
+    }
+    if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
+namespace detail {
+// std::filesystem and allocation failures surface as gpuperf errors naming the path.
+template <class F>
+auto io_guard(const std::string& what, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::string p = e.path1().empty() ? what : e.path1().string();
+    throw IoError(p + ": " + e.code().message());
+  } catch (const std::bad_alloc&) {
+    throw IoError(what + ": out of memory while reading the input");
+  }
+}
+
+// The same file named twice (by any path) would be predicted twice.
+inline void refuse_duplicates(const std::vector<std::string>& files, const std::string& where) {
+  std::map<std::pair<std::uintmax_t, std::uintmax_t>, std::string> seen;
+  for (auto& f : files) {
+    struct stat st {};
+    if (::stat(f.c_str(), &st) != 0) continue;
+    auto [it, fresh] = seen.emplace(std::make_pair(std::uintmax_t(st.st_dev), std::uintmax_t(st.st_ino)), f);
+    if (!fresh) throw FormatError(where + ": names " + f + " twice (first as " + it->second + "); each input is read once");
+  }
+}
+}  // namespace detail
+
 // Loads one or more paths into one Application. Listings join the other inputs; a listing
 // alone becomes one static kernel per function (no counts).
-inline Application load(const std::vector<std::string>& paths, const LoadOptions& opt = {}) {
+namespace detail {
+inline Application load_unguarded(const std::vector<std::string>& paths, const LoadOptions& opt) {
   namespace fs = std::filesystem;
   std::vector<std::pair<std::string, InputKind>> files;
   for (auto& p : paths) {
@@ -163,7 +219,7 @@ inline Application load(const std::vector<std::string>& paths, const LoadOptions
       std::vector<std::string> entries;
       for (auto& e : fs::directory_iterator(p))
         if (e.is_regular_file()) entries.push_back(e.path().string());
-      std::sort(entries.begin(), entries.end());
+      std::sort(entries.begin(), entries.end(), natural_less);
       bool has_list = false;
       for (auto& e : entries) {
         auto fn = fs::path(e).filename().string();
@@ -192,6 +248,7 @@ inline Application load(const std::vector<std::string>& paths, const LoadOptions
       case InputKind::accelsim_kernel: app.kernels.push_back(AccelSimKernelReader::read(f, opt.accelsim)); break;
       case InputKind::accelsim_kernelslist: {
         auto kl = read_kernelslist(f);
+        detail::refuse_duplicates(kl.kernel_files, f);
         app.memcpys.insert(app.memcpys.end(), kl.memcpys.begin(), kl.memcpys.end());
         for (auto& kf : kl.kernel_files) app.kernels.push_back(AccelSimKernelReader::read(kf, opt.accelsim));
         break;
@@ -244,6 +301,13 @@ inline Application load(const std::vector<std::string>& paths, const LoadOptions
   return app;
 }
 
+}  // namespace detail
+
+inline Application load(const std::vector<std::string>& paths, const LoadOptions& opt = {}) {
+  detail::refuse_duplicates(paths, "the command line");
+  return detail::io_guard(paths.empty() ? std::string("<no input>") : paths.front(), [&] { return detail::load_unguarded(paths, opt); });
+}
+
 inline Application load(const std::string& path, const LoadOptions& opt = {}) { return load(std::vector<std::string>{path}, opt); }
 
 // Streams an application kernel by kernel: an Accel-Sim kernelslist (or a folder holding one)
@@ -255,16 +319,18 @@ void for_each_kernel(const std::vector<std::string>& paths, const LoadOptions& o
   std::string list;
   if (paths.size() == 1) {
     const std::string& p = paths[0];
-    if (fs::is_directory(p)) {
-      if (fs::exists(fs::path(p) / "kernelslist.g")) list = (fs::path(p) / "kernelslist.g").string();
-      else if (fs::exists(fs::path(p) / "kernelslist")) list = (fs::path(p) / "kernelslist").string();
-    } else if (fs::exists(p) && detect_file(p) == InputKind::accelsim_kernelslist) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      if (fs::exists(fs::path(p) / "kernelslist.g", ec)) list = (fs::path(p) / "kernelslist.g").string();
+      else if (fs::exists(fs::path(p) / "kernelslist", ec)) list = (fs::path(p) / "kernelslist").string();
+    } else if (fs::exists(p, ec) && detect_file(p) == InputKind::accelsim_kernelslist) {
       list = p;
     }
   }
   if (!list.empty()) {
     auto kl = read_kernelslist(list);
     if (kl.kernel_files.empty()) throw ModelError(list + ": lists no kernel files");
+    detail::refuse_duplicates(kl.kernel_files, list);
     Measurement none;
     for (auto& kf : kl.kernel_files) fn(AccelSimKernelReader::read(kf, opt.accelsim), none);
     return;

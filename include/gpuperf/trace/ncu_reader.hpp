@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gpuperf/checked.hpp"
 #include "gpuperf/sass/instruction.hpp"
 #include "gpuperf/sass/memory_ops.hpp"
 #include "gpuperf/trace/byte_source.hpp"
@@ -21,8 +22,11 @@ namespace gpuperf {
 namespace csv {
 
 // Splits one CSV record (no embedded newlines, as ncu writes them). Quotes are removed.
-inline void split(std::string_view line, std::vector<std::string>& out, const std::string& file, std::uint64_t ln) {
+// `starts`, if given, receives each field's 1-based column for error messages.
+inline void split(std::string_view line, std::vector<std::string>& out, const std::string& file, std::uint64_t ln,
+                  std::vector<std::uint32_t>* starts = nullptr) {
   out.clear();
+  if (starts) { starts->clear(); starts->push_back(1); }
   std::string cur;
   bool inq = false;
   for (std::size_t i = 0; i < line.size(); ++i) {
@@ -33,11 +37,20 @@ inline void split(std::string_view line, std::vector<std::string>& out, const st
         else inq = false;
       } else cur.push_back(c);
     } else if (c == '"') inq = true;
-    else if (c == ',') { out.push_back(std::move(cur)); cur.clear(); }
-    else cur.push_back(c);
+    else if (c == ',') {
+      out.push_back(std::move(cur));
+      cur.clear();
+      if (starts) starts->push_back(static_cast<std::uint32_t>(std::min<std::size_t>(i + 2, UINT32_MAX)));
+    } else cur.push_back(c);
   }
   if (inq) throw ParseError(file, ln, static_cast<std::uint32_t>(line.size()), "expected a closing '\"' in CSV record");
   out.push_back(std::move(cur));
+}
+
+// A cell that holds no value: "", "-" or "n/a" (ncu prints "-" where a counter does not apply).
+inline bool blank(const std::string& s) {
+  std::string_view t = scan::trim(s);
+  return t.empty() || t == "-" || t == "n/a" || t == "N/A";
 }
 
 // "1,024" -> 1024; "-" or "" -> nullopt-like NaN.
@@ -83,12 +96,13 @@ inline std::vector<NcuSourceSection> read_ncu_source(const std::string& path) {
   std::string_view line;
   std::vector<NcuSourceSection> out;
   std::vector<std::string> f, header;
+  std::vector<std::uint32_t> starts;
   std::unordered_map<std::string, int> col;
   auto idx = [&](const char* name) { auto it = col.find(name); return it == col.end() ? -1 : it->second; };
   while (lr.next(line)) {
     if (line.empty()) continue;
     if (scan::has_binary_junk(line)) throw ParseError(path, lr.line_number(), 1, "expected CSV text, found binary data");
-    csv::split(line, f, path, lr.line_number());
+    csv::split(line, f, path, lr.line_number(), &starts);
     if (f.size() >= 2 && f[0] == "Kernel Name") {
       out.emplace_back();
       out.back().kernel_name = f[1];
@@ -120,11 +134,23 @@ inline std::vector<NcuSourceSection> read_ncu_source(const std::string& path) {
     StaticInstr s = sass::static_instr_from_text(pc, scan::trim(f[1]), &p);
     if (!p.branch_target.empty() && scan::starts_with(p.branch_target, "0x")) {
       std::uint64_t v = 0;
-      std::from_chars(p.branch_target.data() + 2, p.branch_target.data() + p.branch_target.size(), v, 16);
-      s.branch_target = v;
+      auto r = std::from_chars(p.branch_target.data() + 2, p.branch_target.data() + p.branch_target.size(), v, 16);
+      if (r.ec == std::errc()) s.branch_target = v;
     }
     auto num = [&](const char* name) -> double { int i = idx(name); return i < 0 ? std::nan("") : csv::number(f[static_cast<std::size_t>(i)]); };
-    auto u64 = [&](const char* name) -> std::uint64_t { double v = num(name); return std::isnan(v) || v < 0 ? 0 : static_cast<std::uint64_t>(std::llround(v)); };
+    auto bad = [&](int i, const std::string& expected) {
+      auto u = static_cast<std::size_t>(i);
+      throw ParseError(path, lr.line_number(), starts[u], "column '" + header[u] + "': expected " + expected + ", found '" + f[u] + "'");
+    };
+    // Counts: a blank cell is a counter that does not apply (0); anything else must be a
+    // finite, non-negative number (inf, nan or -1 would become a huge or zero count).
+    auto u64 = [&](const char* name) -> std::uint64_t {
+      int i = idx(name);
+      if (i < 0 || csv::blank(f[static_cast<std::size_t>(i)])) return 0;
+      auto v = checked_round<std::uint64_t>(csv::number(f[static_cast<std::size_t>(i)]), 0, std::uint64_t(1) << 53);
+      if (!v) bad(i, "a count in 0..2^53");
+      return *v;
+    };
     s.warp_executed = u64("Instructions Executed");
     s.thread_executed = u64("Thread Instructions Executed");
     s.pred_on_thread_executed = u64("Predicated-On Thread Instructions Executed");
@@ -142,7 +168,11 @@ inline std::vector<NcuSourceSection> read_ncu_source(const std::string& path) {
       else if (v == "Atomic") s.mem_op = MemOp::atomic;
       else if (v == "Reduction") s.mem_op = MemOp::reduction;
     }
-    if (double v = num("Access Size"); !std::isnan(v) && v > 0) s.access_bits = static_cast<std::uint32_t>(v);
+    if (int i = idx("Access Size"); i >= 0 && !csv::blank(f[static_cast<std::size_t>(i)])) {
+      auto v = checked_integer<std::uint32_t>(csv::number(f[static_cast<std::size_t>(i)]), 0, 1024);
+      if (!v) bad(i, "an access size in 0..1024 bits");
+      if (*v > 0) s.access_bits = *v;
+    }
     s.l1_tag_requests = u64("L1 Tag Requests Global");
     s.global_sectors = u64("L2 Theoretical Sectors Global");
     s.global_sectors_ideal = u64("L2 Theoretical Sectors Global Ideal");
@@ -150,12 +180,13 @@ inline std::vector<NcuSourceSection> read_ncu_source(const std::string& path) {
     // ways (bank passes) per request, so wavefronts = requests x N.
     if (s.space == MemSpace::shared && s.mem_op != MemOp::none) {
       double ways = num("L1 Conflicts Shared N-Way");
-      s.shared_wavefronts = static_cast<std::uint64_t>(std::llround(double(s.warp_executed) * (std::isnan(ways) || ways < 1 ? 1.0 : ways)));
+      ways = std::isfinite(ways) ? std::clamp(ways, 1.0, 64.0) : 1.0;  // a 32-bank access needs at most 32 passes
+      s.shared_wavefronts = static_cast<std::uint64_t>(std::llround(double(s.warp_executed) * ways));
     }
     for (std::size_t i = 0; i < header.size(); ++i) {
       if (scan::starts_with(header[i], "stall_") || header[i].find("Samples") != std::string::npos) {
         double v = csv::number(f[i]);
-        if (!std::isnan(v) && v != 0) sec.stall_samples[s.pc][header[i]] = v;
+        if (std::isfinite(v) && v > 0) sec.stall_samples[s.pc][header[i]] = v;
       }
     }
     sec.program.push_back(std::move(s));
@@ -197,19 +228,25 @@ inline std::vector<NcuRawRow> read_ncu_raw(const std::string& path) {
   LineReader lr(path);
   std::string_view line;
   std::vector<std::string> header, units, f;
+  std::vector<std::uint32_t> starts;
   std::vector<NcuRawRow> rows;
   std::unordered_map<std::string, int> col;
   while (lr.next(line)) {
     if (line.empty()) continue;
     if (scan::has_binary_junk(line)) throw ParseError(path, lr.line_number(), 1, "expected CSV text, found binary data");
-    csv::split(line, f, path, lr.line_number());
+    csv::split(line, f, path, lr.line_number(), &starts);
     if (header.empty()) {
       header = f;
       for (std::size_t i = 0; i < header.size(); ++i) col[header[i]] = static_cast<int>(i);
       if (!col.count("Kernel Name")) throw ParseError(path, lr.line_number(), 1, "expected a 'Kernel Name' column in the ncu raw export");
       continue;
     }
-    if (units.empty() && !f.empty() && f[0].empty()) { units = f; continue; }
+    if (units.empty() && !f.empty() && f[0].empty()) {
+      if (f.size() != header.size())
+        throw ParseError(path, lr.line_number(), 1, "expected " + std::to_string(header.size()) + " CSV fields in the units row, found " + std::to_string(f.size()));
+      units = f;
+      continue;
+    }
     if (f.size() != header.size())
       throw ParseError(path, lr.line_number(), 1, "expected " + std::to_string(header.size()) + " CSV fields, found " + std::to_string(f.size()));
     if (units.empty()) units.assign(header.size(), "");
@@ -218,41 +255,68 @@ inline std::vector<NcuRawRow> read_ncu_raw(const std::string& path) {
     auto num = [&](const char* name) -> double { auto* s = get(name); return s ? csv::number(*s) : std::nan(""); };
     auto unit = [&](const char* name) -> std::string { auto it = col.find(name); return it == col.end() ? "" : units[static_cast<std::size_t>(it->second)]; };
     r.launch.name = *get("Kernel Name");
-    if (auto* id = get("ID")) r.launch.id = static_cast<std::uint32_t>(csv::number(*id)) + 1;
-    auto dim = [&](const char* gx, const char* gy, const char* gz, Dim3& d) {
-      double x = num(gx), y = num(gy), z = num(gz);
-      if (!std::isnan(x)) { d.x = static_cast<std::uint32_t>(x); d.y = static_cast<std::uint32_t>(std::isnan(y) ? 1 : y); d.z = static_cast<std::uint32_t>(std::isnan(z) ? 1 : z); return true; }
-      return false;
+    // Every launch value is checked where it enters: a NaN, inf, -1 or 1e30 never reaches a
+    // cast, and each must be something a GPU can launch.
+    auto column = [&](const char* name) { auto it = col.find(name); return it == col.end() ? -1 : it->second; };
+    auto bad = [&](int i, const std::string& expected) -> void {
+      auto u = static_cast<std::size_t>(i);
+      throw ParseError(path, lr.line_number(), starts[u], "column '" + header[u] + "': expected " + expected + ", found '" + f[u] + "'");
     };
-    if (!dim("launch__grid_dim_x", "launch__grid_dim_y", "launch__grid_dim_z", r.launch.grid))
-      throw ParseError(path, lr.line_number(), 1, "expected launch__grid_dim_x in the raw export (collect with --section LaunchStats)");
-    dim("launch__block_dim_x", "launch__block_dim_y", "launch__block_dim_z", r.launch.block);
-    double regs = num("launch__registers_per_thread");
-    if (!std::isnan(regs)) r.launch.registers_per_thread = static_cast<std::uint32_t>(regs);
-    double sstat = num("launch__shared_mem_per_block_static") * unit_scale_bytes(unit("launch__shared_mem_per_block_static"));
-    double sdyn = num("launch__shared_mem_per_block_dynamic") * unit_scale_bytes(unit("launch__shared_mem_per_block_dynamic"));
-    if (!std::isnan(sstat)) r.launch.static_shared_bytes = static_cast<std::uint32_t>(std::llround(sstat));
-    if (!std::isnan(sdyn)) r.launch.dynamic_shared_bytes = static_cast<std::uint32_t>(std::llround(sdyn));
-    if (auto* cc = get("CC")) {
-      double v = csv::number(*cc);
-      if (!std::isnan(v)) r.launch.sm_version = static_cast<std::uint32_t>(std::llround(v * 10));
+    auto integer = [&](const char* name, std::uint32_t lo, std::uint32_t hi, std::uint32_t fallback, bool required, const char* why) -> std::uint32_t {
+      int i = column(name);
+      if (i < 0 || csv::blank(f[static_cast<std::size_t>(i)])) {
+        if (required) throw ParseError(path, lr.line_number(), 1, std::string("expected a value for ") + name + " in the raw export (" + why + ")");
+        return fallback;
+      }
+      auto v = checked_integer<std::uint32_t>(csv::number(f[static_cast<std::size_t>(i)]), lo, hi);
+      if (!v) bad(i, "an integer in " + range_text(lo, hi));
+      return *v;
+    };
+    if (column("ID") >= 0) r.launch.id = integer("ID", 0, 0xfffffffeu, 0, false, "") + 1;
+    const char* stats = "collect with --section LaunchStats";
+    r.launch.grid.x = integer("launch__grid_dim_x", 1, 0x7fffffffu, 1, true, stats);
+    r.launch.grid.y = integer("launch__grid_dim_y", 1, 65535, 1, true, stats);
+    r.launch.grid.z = integer("launch__grid_dim_z", 1, 65535, 1, true, stats);
+    r.launch.block.x = integer("launch__block_dim_x", 1, 1024, 1, true, stats);
+    r.launch.block.y = integer("launch__block_dim_y", 1, 1024, 1, true, stats);
+    r.launch.block.z = integer("launch__block_dim_z", 1, 64, 1, true, stats);
+    if (r.launch.block.count() > 1024)
+      throw ParseError(path, lr.line_number(), starts[static_cast<std::size_t>(column("launch__block_dim_x"))],
+                       "expected at most 1024 threads per block, found " + std::to_string(r.launch.block.count()));
+    r.launch.registers_per_thread = integer("launch__registers_per_thread", 0, 255, 0, false, "");
+    auto shared = [&](const char* name) -> std::uint32_t {
+      int i = column(name);
+      if (i < 0 || csv::blank(f[static_cast<std::size_t>(i)])) return 0;
+      double scale = unit_scale_bytes(unit(name));
+      if (std::isnan(scale)) bad(i, "a size in a known unit (byte, Kbyte, Mbyte, KiB), unit '" + unit(name) + "'");
+      auto v = checked_round<std::uint32_t>(csv::number(f[static_cast<std::size_t>(i)]) * scale, 0, 256u << 10);
+      if (!v) bad(i, "a shared-memory size in 0..262144 bytes");
+      return *v;
+    };
+    r.launch.static_shared_bytes = shared("launch__shared_mem_per_block_static");
+    r.launch.dynamic_shared_bytes = shared("launch__shared_mem_per_block_dynamic");
+    if (int i = column("CC"); i >= 0 && !csv::blank(f[static_cast<std::size_t>(i)])) {
+      auto v = checked_round<std::uint32_t>(csv::number(f[static_cast<std::size_t>(i)]) * 10, 10, 200);
+      if (!v) bad(i, "a compute capability like 9.0");
+      r.launch.sm_version = *v;
     }
-    if (auto* sid = get("launch__stream_id")) r.launch.cuda_stream = static_cast<std::uint32_t>(csv::number(*sid));
+    r.launch.cuda_stream = integer("launch__stream_id", 0, 0xffffffffu, 0, false, "");
     if (auto* dn = get("device__attribute_display_name")) r.device_name = *dn;
     // Measured: the run's time and cycles, in the units the export states.
+    // Measurements only label reports; an impossible one (inf, nan, negative) is dropped.
     double t = num("gpu__time_duration.sum"), ts = unit_scale_to_us(unit("gpu__time_duration.sum"));
-    if (!std::isnan(t) && !std::isnan(ts)) r.measured.time_us = t * ts;
+    if (std::isfinite(t * ts) && t >= 0) r.measured.time_us = t * ts;
     double cyc = num("gpc__cycles_elapsed.max");
-    if (!std::isnan(cyc)) r.measured.cycles = cyc;
+    if (std::isfinite(cyc) && cyc >= 0) r.measured.cycles = cyc;
     double clk = num("gpc__cycles_elapsed.max.per_second");
-    if (!std::isnan(clk)) {
+    if (std::isfinite(clk) && clk > 0) {
       std::string u = unit("gpc__cycles_elapsed.max.per_second");
       r.measured.sm_clock_ghz = u == "Ghz" || u == "GHz" ? clk : (u == "Mhz" || u == "MHz" ? clk / 1e3 : clk / 1e9);
     }
     for (std::size_t i = 0; i < header.size(); ++i) {
       const auto& h = header[i];
       double v = csv::number(f[i]);
-      if (std::isnan(v)) continue;
+      if (!std::isfinite(v)) continue;
       if (scan::starts_with(h, "device__attribute_")) r.device_attributes[h.substr(18)] = v;
       else if (scan::starts_with(h, "launch__occupancy_limit_") || h == "launch__shared_mem_config_size" || scan::starts_with(h, "dram__") || scan::starts_with(h, "lts__") ||
                scan::starts_with(h, "l1tex__") || scan::starts_with(h, "sm__") || scan::starts_with(h, "smsp__") ||

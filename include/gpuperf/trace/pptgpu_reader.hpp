@@ -4,6 +4,7 @@
 // records "OPCODE addr addr ..."). These hold one representative CTA and no active masks.
 #pragma once
 
+#include <charconv>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -63,8 +64,11 @@ inline std::vector<PptKernelConfig> read_ppt_app_config(const std::string& path)
       std::string val;
       if (vs != std::string_view::npos && (body[vs] == '"' || body[vs] == '\'')) {
         auto ve = body.find(body[vs], vs + 1);
+        if (ve == std::string_view::npos) throw ParseError(path, kc.line, 1, "expected a closing quote in the value of '" + key + "'");
         val = std::string(body.substr(vs + 1, ve - vs - 1));
         i = ve + 1;
+      } else if (vs == std::string_view::npos) {
+        throw ParseError(path, kc.line, 1, "expected a value after '" + key + ":'");
       } else {
         auto ve = body.find_first_of(",\n", vs);
         val = std::string(scan::trim(body.substr(vs, ve == std::string_view::npos ? std::string_view::npos : ve - vs)));
@@ -84,24 +88,33 @@ inline Application read_pptgpu_app(const std::string& dir) {
   auto cfgs = read_ppt_app_config((fs::path(dir) / "app_config.py").string());
   Application app;
   for (auto& kc : cfgs) {
-    auto num = [&](const char* k) -> std::uint64_t {
+    // Checked: digits only, within what a GPU can launch (stoull would take "-1" as 2^64-1).
+    auto num = [&](const char* k, std::uint64_t lo, std::uint64_t hi) -> std::uint32_t {
       auto it = kc.fields.find(k);
       if (it == kc.fields.end()) return 0;
-      try { return std::stoull(it->second); } catch (...) {
-        throw ParseError(dir + "/app_config.py", kc.line, 1, "expected an integer for '" + std::string(k) + "', found '" + it->second + "'");
-      }
+      const std::string& v = it->second;
+      std::uint64_t x = 0;
+      auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size() || x < lo || x > hi)
+        throw ParseError(dir + "/app_config.py", kc.line, 1, "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) + " for '" +
+                                                               std::string(k) + "', found '" + v + "'");
+      return static_cast<std::uint32_t>(x);
     };
     Kernel k;
     k.format = SourceFormat::pptgpu;
     k.representative_cta = true;
     k.launch.name = kc.fields.count("kernel_name") ? kc.fields["kernel_name"] : kc.var;
-    k.launch.registers_per_thread = static_cast<std::uint32_t>(num("num_registers"));
-    k.launch.static_shared_bytes = static_cast<std::uint32_t>(num("shared_mem_bytes"));
-    k.launch.grid.x = static_cast<std::uint32_t>(num("grid_size"));
-    k.launch.block.x = static_cast<std::uint32_t>(num("block_size"));
-    k.launch.cuda_stream = static_cast<std::uint32_t>(num("cuda_stream_id"));
+    k.launch.registers_per_thread = num("num_registers", 0, 255);
+    k.launch.static_shared_bytes = num("shared_mem_bytes", 0, 256u << 10);
+    for (const char* need : {"grid_size", "block_size"})
+      if (!kc.fields.count(need)) throw ParseError(dir + "/app_config.py", kc.line, 1, std::string("expected '") + need + "' in " + kc.var);
+    k.launch.grid.x = num("grid_size", 1, 0x7fffffffu);
+    k.launch.block.x = num("block_size", 1, 1024);
+    k.launch.cuda_stream = num("cuda_stream_id", 0, 0xffffffffu);
     std::string idx = kc.var.substr(kc.var.find('_') == std::string::npos ? 0 : kc.var.find('_') + 1);
-    k.launch.id = static_cast<std::uint32_t>(std::strtoul(idx.c_str(), nullptr, 10));
+    std::uint64_t id = 0;
+    auto idr = std::from_chars(idx.data(), idx.data() + idx.size(), id);
+    k.launch.id = idr.ec == std::errc() && id <= 0xffffffffu ? static_cast<std::uint32_t>(id) : 0;
     fs::path sass = fs::path(dir) / "sass_traces" / (kc.var + ".sass");
     k.source_path = sass.string();
     if (!fs::exists(sass)) throw IoError(sass.string() + ": missing SASS trace for " + kc.var + " listed in app_config.py");

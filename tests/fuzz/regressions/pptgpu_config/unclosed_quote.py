@@ -1,0 +1,1 @@
+kernel_1 = { "kernel_name": 'Kernel }
