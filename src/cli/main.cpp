@@ -1,13 +1,12 @@
-// gpuperf command-line interface: a thin driver over the library. Only main() chooses
-// exit statuses: 0 success, 1 input/model error, 2 usage error, 3 table validation failed.
+// gpuperf command-line interface: a thin driver over the library, its arguments parsed by CLI11.
+// Only main() chooses exit statuses: 0 success, 1 input/model error, 2 usage error, 3 table
+// validation failed. Each subcommand owns its options, so an option that does not apply to a
+// command is a usage error rather than silently ignored.
 #include <unistd.h>
 
-#include <algorithm>
-#include <cctype>
+#include <CLI/CLI.hpp>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -20,101 +19,50 @@ using namespace gpuperf;
 
 constexpr int kExitOk = 0, kExitError = 1, kExitUsage = 2, kExitTables = 3;
 
+// Every option of every subcommand; a subcommand registers only those it uses.
 struct Args {
-  std::string command;
   std::vector<std::string> positional;
   std::vector<std::string> gpus;
   std::vector<std::string> tables;
+  std::vector<std::string> set_args;
   std::vector<std::pair<std::string, double>> sets;
-  std::string kernel, mode = "auto", output;
-  bool json = false, per_pc = false, measured = false, help = false, quiet = false, warm_l2 = false;
-  int per_pc_rows = 0;
+  std::string kernel, mode = "auto", rows, convert_in, convert_out;
+  bool json = false, per_pc = false, measured = false, quiet = false, warm_l2 = false;
+  std::size_t per_pc_rows = 0;
 };
 
-const char* kMainHelp =
-    "gpuperf " GPUPERF_VERSION " - analytic performance prediction for CUDA kernels from SASS traces\n"
-    "\n"
-    "usage: gpuperf <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  report TRACE...      predict the time of every kernel in TRACE and explain it\n"
-    "  compare TRACE...     predict the same trace on several GPUs (--gpu a --gpu b ...)\n"
-    "  gpus                 list the GPU catalog\n"
-    "  tables check         validate every latency table, ISA map and the catalog\n"
-    "  convert IN OUT       rewrite a trace as an Accel-Sim v5 .traceg (OUT.xz compresses)\n"
-    "\n"
+const char* kInputs =
     "Inputs are recognised by content: Accel-Sim .trace/.traceg (+.xz/.gz/.zst) and kernelslist,\n"
     "PPT-GPU app folders, Nsight Compute source+raw CSV pages (two files or a folder), and\n"
     "cuobjdump/nvdisasm SASS listings (joined to the other inputs for compiler stall counts).\n"
     "\n"
-    "`gpuperf <command> --help` describes each command.\n";
+    "Exit status: 0 success, 1 bad input, 2 usage error, 3 tables check failed.";
 
-const char* kReportHelp =
-    "usage: gpuperf report TRACE... [--gpu NAME] [--kernel NAME|ID] [--json] [--per-pc] [--rows N]\n"
-    "                      [--set KEY=VALUE ...] [--mode auto|simulation|bounds] [--measured]\n"
-    "                      [--warm-l2] [--tables DIR]\n"
-    "\n"
-    "  --gpu NAME       GPU from the catalog (default: the catalog's default, a100)\n"
-    "  --kernel SEL     only kernels whose name contains SEL, or the 1-based launch id SEL\n"
-    "  --json           one JSON document (schema gpuperf.report/1, docs/json-schema.md)\n"
-    "  --per-pc         add the per-instruction table (issue counts, latency, stalls by cause)\n"
-    "  --rows N         at most N per-PC rows in text output\n"
-    "  --set K=V        what-if: sm_clock_mhz, sms, dram_bandwidth_gbs, dram_efficiency, l2_mb,\n"
-    "                   l2_bandwidth_gbs, l1_hit_latency, l2_hit_latency, dram_latency,\n"
-    "                   shared_latency, launch_overhead_us, alu_latency_scale\n"
-    "  --mode M         simulation (needs per-warp traces), bounds (counts only), or auto\n"
-    "  --measured       show the input's measured time beside the prediction (never used by it)\n"
-    "  --warm-l2        the kernel's data are in L2 at launch (timing loops), not flushed (ncu)\n"
-    "  --tables DIR     latency tables taking precedence over the shipped ones\n";
-
-const char* kCompareHelp =
-    "usage: gpuperf compare TRACE... --gpu A --gpu B [...] [--kernel SEL] [--json] [--set K=V]\n"
-    "  Predicts every selected kernel on each GPU and prints one row per kernel.\n";
-
-const char* kGpusHelp = "usage: gpuperf gpus [--json] [--tables DIR]\n  Lists the GPU catalog: names, aliases, architecture, SMs, clocks, DRAM, L2.\n";
-const char* kTablesHelp = "usage: gpuperf tables check [--tables DIR]\n  Validates every table file along the search path; exit 3 if any problem is found.\n";
-const char* kConvertHelp = "usage: gpuperf convert IN OUT\n  Reads any trace (e.g. a raw Accel-Sim .trace) and writes OUT as an Accel-Sim v5 .traceg;\n  OUT ending in .xz is compressed.\n";
+const char* kSetKeys =
+    "what-if K=V: sm_clock_mhz, sms, dram_bandwidth_gbs, dram_efficiency, l2_mb, l2_bandwidth_gbs, "
+    "l1_hit_latency, l2_hit_latency, dram_latency, shared_latency, launch_overhead_us, alu_latency_scale";
 
 [[noreturn]] void usage_error(const std::string& msg) { throw ArgumentError(msg); }
 
-Args parse(int argc, char** argv) {
-  Args a;
-  std::vector<std::string> v(argv + 1, argv + argc);
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const std::string& s = v[i];
-    auto need = [&](const char* opt) -> std::string {
-      if (i + 1 >= v.size()) usage_error(std::string(opt) + " needs a value");
-      return v[++i];
-    };
-    if (s == "--help" || s == "-h") a.help = true;
-    else if (s == "--gpu") a.gpus.push_back(need("--gpu"));
-    else if (s == "--tables") a.tables.push_back(need("--tables"));
-    else if (s == "--kernel") a.kernel = need("--kernel");
-    else if (s == "--mode") a.mode = need("--mode");
-    else if (s == "--json") a.json = true;
-    else if (s == "--per-pc") a.per_pc = true;
-    else if (s == "--measured") a.measured = true;
-    else if (s == "--warm-l2") a.warm_l2 = true;
-    else if (s == "--quiet" || s == "-q") a.quiet = true;
-    else if (s == "--rows") {
-      std::string r = need("--rows");
-      try { a.per_pc_rows = std::stoi(r); } catch (...) { usage_error("--rows needs a number, got '" + r + "'"); }
-    } else if (s == "--set") {
-      std::string kv = need("--set");
-      auto eq = kv.find('=');
-      if (eq == std::string::npos) usage_error("--set needs KEY=VALUE, got '" + kv + "'");
-      double val;
-      try {
-        std::size_t used = 0;
-        val = std::stod(kv.substr(eq + 1), &used);
-        if (used != kv.size() - eq - 1) throw std::invalid_argument("trailing");
-      } catch (...) { usage_error("--set " + kv + ": value must be a number"); }
-      a.sets.emplace_back(kv.substr(0, eq), val);
-    } else if (!s.empty() && s[0] == '-' && s.size() > 1) usage_error("unknown option '" + s + "'");
-    else if (a.command.empty()) a.command = s;
-    else a.positional.push_back(s);
-  }
-  return a;
+// A whole decimal number: "2abc", "", "-1", "0x10" are usage errors, not 2, 0, or 16.
+std::size_t whole_number(const std::string& opt, const std::string& s) {
+  bool ok = !s.empty() && s.size() <= 9 && s.find_first_not_of("0123456789") == std::string::npos;
+  if (!ok) usage_error(opt + " needs a whole number, got '" + s + "'");
+  return static_cast<std::size_t>(std::stoul(s));
+}
+
+// --set KEY=VALUE with the whole value a number.
+std::pair<std::string, double> set_value(const std::string& kv) {
+  auto eq = kv.find('=');
+  if (eq == std::string::npos || eq == 0) usage_error("--set needs KEY=VALUE, got '" + kv + "'");
+  std::string v = kv.substr(eq + 1);
+  double val = 0;
+  try {
+    std::size_t used = 0;
+    val = std::stod(v, &used);
+    if (used != v.size()) throw std::invalid_argument("trailing");
+  } catch (...) { usage_error("--set " + kv + ": value must be a number"); }
+  return {kv.substr(0, eq), val};
 }
 
 ModelMode mode_of(const std::string& m) {
@@ -135,7 +83,6 @@ GpuSpec spec_for(const std::shared_ptr<const Tables>& t, const std::string& name
 }
 
 Session load_session(const Args& a) {
-  if (a.positional.empty()) usage_error("missing TRACE argument");
   LoadOptions lo;
   if (isatty(STDERR_FILENO) && !a.quiet) lo.accelsim.progress = progress;
   Application app = load(a.positional, lo);
@@ -144,12 +91,10 @@ Session load_session(const Args& a) {
 }
 
 int cmd_report(const Args& a) {
-  if (a.help) { std::cout << kReportHelp; return kExitOk; }
   auto tables = Tables::load_default(a.tables);
   std::string gpu = a.gpus.empty() ? tables->default_gpu() : a.gpus.front();
   if (a.gpus.size() > 1) usage_error("report takes one --gpu; use `gpuperf compare` for several");
   GpuSpec g = spec_for(tables, gpu, a);
-  if (a.positional.empty()) usage_error("missing TRACE argument");
   PredictOptions opt;
   opt.mode = mode_of(a.mode);
   opt.per_pc = a.per_pc || a.json;
@@ -169,7 +114,7 @@ int cmd_report(const Args& a) {
     KernelReport kr = p.predict(g, opt);
     if (a.measured && m.time_us) kr.measured_time_us = m.time_us;
     r.total_time_us += kr.time_us;
-    if (!a.json) std::cout << to_text(kr, a.per_pc, static_cast<std::size_t>(a.per_pc_rows)) << "\n" << std::flush;
+    if (!a.json) std::cout << to_text(kr, a.per_pc, a.per_pc_rows) << "\n" << std::flush;
     if (!a.per_pc && !a.json) kr.per_pc.clear();
     r.kernels.push_back(std::move(kr));
   });
@@ -180,8 +125,6 @@ int cmd_report(const Args& a) {
 }
 
 int cmd_compare(const Args& a) {
-  if (a.help) { std::cout << kCompareHelp; return kExitOk; }
-  if (a.gpus.size() < 1) usage_error("compare needs at least one --gpu");
   auto tables = Tables::load_default(a.tables);
   Session s = load_session(a);
   auto idx = s.select(a.kernel);
@@ -189,7 +132,6 @@ int cmd_compare(const Args& a) {
   opt.mode = mode_of(a.mode);
   opt.per_pc = false;
   opt.warm_l2 = a.warm_l2;
-  nlohmann::json j = nlohmann::json::array();
   std::vector<Report> reps;
   for (auto& name : a.gpus) reps.push_back(s.predict(spec_for(tables, name, a), opt, idx));
   if (a.json) {
@@ -218,7 +160,6 @@ int cmd_compare(const Args& a) {
 }
 
 int cmd_gpus(const Args& a) {
-  if (a.help) { std::cout << kGpusHelp; return kExitOk; }
   auto t = Tables::load_default(a.tables);
   if (a.json) {
     nlohmann::json j = nlohmann::json::array();
@@ -242,8 +183,7 @@ int cmd_gpus(const Args& a) {
   return kExitOk;
 }
 
-int cmd_tables(const Args& a) {
-  if (a.help || a.positional.empty() || a.positional[0] != "check") { std::cout << kTablesHelp; return a.help ? kExitOk : kExitUsage; }
+int cmd_tables_check(const Args& a) {
   std::shared_ptr<const Tables> t;
   try {
     t = Tables::load_default(a.tables);
@@ -263,39 +203,109 @@ int cmd_tables(const Args& a) {
 }
 
 int cmd_convert(const Args& a) {
-  if (a.help) { std::cout << kConvertHelp; return kExitOk; }
-  if (a.positional.size() != 2) usage_error("convert needs IN and OUT");
-  Application app = load(std::vector<std::string>{a.positional[0]});
+  Application app = load(std::vector<std::string>{a.convert_in});
   if (app.kernels.size() != 1) usage_error("convert takes one kernel trace; the input has " + std::to_string(app.kernels.size()));
   if (!app.kernels[0].has_dynamic_trace()) usage_error("convert needs a per-warp trace (Accel-Sim or PPT-GPU); this input has counts only");
-  write_traceg(app.kernels[0], a.positional[1]);
-  std::fprintf(stderr, "wrote %s (%zu warps, %zu instructions)\n", a.positional[1].c_str(), app.kernels[0].warps.size(), app.kernels[0].dyn.size());
+  write_traceg(app.kernels[0], a.convert_out);
+  std::fprintf(stderr, "wrote %s (%zu warps, %zu instructions)\n", a.convert_out.c_str(), app.kernels[0].warps.size(), app.kernels[0].dyn.size());
   return kExitOk;
+}
+
+// Options shared by the commands that predict.
+void add_predict_options(CLI::App* c, Args& a) {
+  c->add_option("--kernel", a.kernel, "only kernels whose name contains SEL, or the 1-based launch id SEL")->type_name("SEL");
+  c->add_option("--set", a.set_args, kSetKeys)->type_name("K=V")->allow_extra_args(false);
+  c->add_option("--mode", a.mode, "simulation (needs per-warp traces), bounds (counts only), or auto")->type_name("M");
+  c->add_flag("--warm-l2", a.warm_l2, "the kernel's data are in L2 at launch (timing loops), not flushed (ncu)");
+  c->add_option("--tables", a.tables, "latency tables taking precedence over the shipped ones")->type_name("DIR")->allow_extra_args(false);
+  c->add_flag("-q,--quiet", a.quiet, "no progress on stderr");
+}
+
+// The subcommand the user named (the deepest one parsed), for messages.
+std::string command_path(const CLI::App& app) {
+  std::string path;
+  const CLI::App* at = &app;
+  for (;;) {
+    auto subs = at->get_subcommands();
+    if (subs.empty()) break;
+    at = subs.front();
+    path += (path.empty() ? "" : " ") + at->get_name();
+  }
+  return path;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Args a;
+  CLI::App app{"gpuperf " GPUPERF_VERSION " - analytic performance prediction for CUDA kernels from SASS traces", "gpuperf"};
+  app.footer(kInputs);
+  app.set_version_flag("--version", std::string("gpuperf ") + version_string());
+  app.require_subcommand(0, 1);
+
+  CLI::App* report = app.add_subcommand("report", "predict the time of every kernel in TRACE and explain it");
+  report->add_option("TRACE", a.positional, "trace files or folders")->required();
+  report->add_option("--gpu", a.gpus, "GPU from the catalog (default: the catalog's default, a100)")->type_name("NAME")->allow_extra_args(false);
+  report->add_flag("--json", a.json, "one JSON document (schema gpuperf.report/1, docs/json-schema.md)");
+  CLI::Option* per_pc = report->add_flag("--per-pc", a.per_pc, "add the per-instruction table (issue counts, latency, stalls by cause)");
+  CLI::Option* rows = report->add_option("--rows", a.rows, "at most N per-PC rows in text output")->type_name("N")->needs(per_pc);
+  report->add_flag("--measured", a.measured, "show the input's measured time beside the prediction (never used by it)");
+  add_predict_options(report, a);
+  report->get_option("--json")->excludes(rows);
+
+  CLI::App* compare = app.add_subcommand("compare", "predict the same trace on several GPUs (--gpu a --gpu b ...)");
+  compare->add_option("TRACE", a.positional, "trace files or folders")->required();
+  compare->add_option("--gpu", a.gpus, "GPUs from the catalog, one column each")->type_name("NAME")->allow_extra_args(false)->required();
+  compare->add_flag("--json", a.json, "one JSON document (schema gpuperf.compare/1)");
+  add_predict_options(compare, a);
+
+  CLI::App* gpus = app.add_subcommand("gpus", "list the GPU catalog");
+  gpus->add_flag("--json", a.json, "the catalog's values as JSON");
+  gpus->add_option("--tables", a.tables, "latency tables taking precedence over the shipped ones")->type_name("DIR")->allow_extra_args(false);
+
+  CLI::App* tables = app.add_subcommand("tables", "validate every latency table, ISA map and the catalog (`tables check`)");
+  tables->require_subcommand(1);
+  CLI::App* check = tables->add_subcommand("check", "validate every table file along the search path; exit 3 if any problem is found");
+  check->add_option("--tables", a.tables, "latency tables taking precedence over the shipped ones")->type_name("DIR")->allow_extra_args(false);
+  check->add_flag("-q,--quiet", a.quiet, "print only the verdict and the problems");
+
+  CLI::App* convert = app.add_subcommand("convert", "rewrite a trace as an Accel-Sim v5 .traceg (OUT.xz compresses)");
+  convert->add_option("IN", a.convert_in, "one kernel's per-warp trace")->required();
+  convert->add_option("OUT", a.convert_out, "the .traceg to write")->required();
+
+  // `gpuperf`, `gpuperf help` and `gpuperf version` as before the parser existed.
+  std::string first = argc > 1 ? argv[1] : "";
+  if (argc <= 2 && (first.empty() || first == "help")) { std::cout << app.help(); return first.empty() ? kExitUsage : kExitOk; }
+  if (argc == 2 && first == "version") { std::cout << "gpuperf " << version_string() << "\n"; return kExitOk; }
+
+  std::string cmd;
   try {
-    a = parse(argc, argv);
-    if (a.command.empty() || a.command == "help") { std::cout << kMainHelp; return a.help || a.command == "help" ? kExitOk : kExitUsage; }
-    if (a.command == "--version" || a.command == "version") { std::cout << "gpuperf " << version_string() << "\n"; return kExitOk; }
-    if (a.command == "report") return cmd_report(a);
-    if (a.command == "compare") return cmd_compare(a);
-    if (a.command == "gpus") return cmd_gpus(a);
-    if (a.command == "tables") return cmd_tables(a);
-    if (a.command == "convert") return cmd_convert(a);
-    std::fprintf(stderr, "gpuperf: unknown command '%s'\n\n%s", a.command.c_str(), kMainHelp);
+    app.parse(argc, argv);
+    cmd = command_path(app);
+    if (cmd.empty()) { std::cout << app.help(); return kExitUsage; }
+    if (!a.rows.empty()) a.per_pc_rows = whole_number("--rows", a.rows);
+    for (auto& kv : a.set_args) a.sets.push_back(set_value(kv));
+    if (*report) return cmd_report(a);
+    if (*compare) return cmd_compare(a);
+    if (*gpus) return cmd_gpus(a);
+    if (*check) return cmd_tables_check(a);
+    if (*convert) return cmd_convert(a);
+    return kExitUsage;
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    cmd = command_path(app);
+    std::string see = cmd.empty() ? "gpuperf --help" : "gpuperf " + cmd + " --help";
+    std::fprintf(stderr, "gpuperf%s%s: %s\n(see `%s`)\n", cmd.empty() ? "" : " ", cmd.c_str(), e.what(), see.c_str());
     return kExitUsage;
   } catch (const ArgumentError& e) {
-    std::fprintf(stderr, "gpuperf %s: %s\n(see `gpuperf %s --help`)\n", a.command.c_str(), e.what(), a.command.c_str());
+    std::fprintf(stderr, "gpuperf %s: %s\n(see `gpuperf %s --help`)\n", cmd.c_str(), e.what(), cmd.c_str());
     return kExitUsage;
   } catch (const Error& e) {
-    std::fprintf(stderr, "gpuperf: error: %s\n", e.what());
+    std::fprintf(stderr, "gpuperf %s: error: %s\n", cmd.c_str(), e.what());
     return kExitError;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpuperf: internal error: %s\n", e.what());
+    std::fprintf(stderr, "gpuperf %s: internal error: %s\n", cmd.c_str(), e.what());
     return kExitError;
   }
 }
