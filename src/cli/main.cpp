@@ -203,6 +203,12 @@ int cmd_tables_check(const Args& a) {
 }
 
 int cmd_convert(const Args& a) {
+  // The writer compresses to xz only: a .gz or .zst name over plain text would mislead every reader.
+  auto ends_with = [&](const std::string& ext) {
+    return a.convert_out.size() > ext.size() && a.convert_out.compare(a.convert_out.size() - ext.size(), ext.size(), ext) == 0;
+  };
+  for (const char* ext : {".gz", ".zst", ".bz2", ".lz4"})
+    if (ends_with(ext)) usage_error("OUT ends in " + std::string(ext) + ", but convert writes plain text or .xz only; name it .traceg or .traceg.xz");
   Application app = load(std::vector<std::string>{a.convert_in});
   if (app.kernels.size() != 1) usage_error("convert takes one kernel trace; the input has " + std::to_string(app.kernels.size()));
   if (!app.kernels[0].has_dynamic_trace()) usage_error("convert needs a per-warp trace (Accel-Sim or PPT-GPU); this input has counts only");
