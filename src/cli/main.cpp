@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -76,6 +78,38 @@ void progress(std::uint64_t done, std::uint64_t total, void*) {
   if (total) std::fprintf(stderr, "\rgpuperf: reading trace %3.0f%%", 100.0 * double(done) / double(total));
 }
 
+// Tables installed beside the executable, so that an installed tree works wherever it is put:
+// PREFIX/bin/gpuperf with PREFIX/share/gpuperf/latency_tables (cmake --install --prefix), or
+// gpuperf/_bin/gpuperf with gpuperf/latency_tables (the Python wheel). They come after --tables,
+// $GPUPERF_TABLES and the user's dir, before the build tree's tables compiled in.
+std::string installed_tables_dir() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  for (const char* rel : {"../share/gpuperf/latency_tables", "../latency_tables"}) {
+    fs::path d = exe.parent_path() / rel;
+    if (!fs::is_directory(d, ec)) continue;
+    d = fs::weakly_canonical(d, ec);
+#ifdef GPUPERF_DATA_DIR
+    if (d == fs::weakly_canonical(GPUPERF_DATA_DIR, ec)) return {};
+#endif
+    return d.string();
+  }
+  return {};
+}
+
+std::shared_ptr<const Tables> load_tables(const Args& a) {
+  std::string installed = installed_tables_dir();
+  std::vector<std::string> path = Tables::default_search_path(a.tables, installed);
+#ifdef GPUPERF_DATA_DIR
+  // Installed, the build tree's tables (if still there) are not this package's: leave them out.
+  auto built_in = std::find(path.rbegin(), path.rend(), std::string(GPUPERF_DATA_DIR));
+  if (!installed.empty() && built_in != path.rend()) path.erase(std::next(built_in).base());
+#endif
+  return Tables::load(path);
+}
+
 GpuSpec spec_for(const std::shared_ptr<const Tables>& t, const std::string& name, const Args& a) {
   GpuSpec g = GpuSpec::from_catalog(t, name);
   for (auto& [k, v] : a.sets) g.set(k, v);
@@ -91,7 +125,7 @@ Session load_session(const Args& a) {
 }
 
 int cmd_report(const Args& a) {
-  auto tables = Tables::load_default(a.tables);
+  auto tables = load_tables(a);
   std::string gpu = a.gpus.empty() ? tables->default_gpu() : a.gpus.front();
   if (a.gpus.size() > 1) usage_error("report takes one --gpu; use `gpuperf compare` for several");
   GpuSpec g = spec_for(tables, gpu, a);
@@ -125,7 +159,7 @@ int cmd_report(const Args& a) {
 }
 
 int cmd_compare(const Args& a) {
-  auto tables = Tables::load_default(a.tables);
+  auto tables = load_tables(a);
   Session s = load_session(a);
   auto idx = s.select(a.kernel);
   PredictOptions opt;
@@ -160,7 +194,7 @@ int cmd_compare(const Args& a) {
 }
 
 int cmd_gpus(const Args& a) {
-  auto t = Tables::load_default(a.tables);
+  auto t = load_tables(a);
   if (a.json) {
     nlohmann::json j = nlohmann::json::array();
     for (auto& g : t->gpus()) {
@@ -186,7 +220,7 @@ int cmd_gpus(const Args& a) {
 int cmd_tables_check(const Args& a) {
   std::shared_ptr<const Tables> t;
   try {
-    t = Tables::load_default(a.tables);
+    t = load_tables(a);
   } catch (const Error& e) {
     std::fprintf(stderr, "gpuperf tables check: FAILED to load: %s\n", e.what());
     return kExitTables;
