@@ -28,15 +28,18 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "gpuperf C++ core (private; use the gpuperf package)";
   m.attr("__version__") = version_string();
 
-  // C++ errors arrive as Python exceptions with the same message.
+  // C++ errors arrive as Python exceptions with the same message. Each is a gpuperf.Error and
+  // also the built-in a Python caller would catch: bad content or arguments are ValueErrors, an
+  // unknown GPU is a LookupError, a file problem an OSError.
   static py::exception<Error> base(m, "Error");
-  static py::exception<ParseError> parse_exc(m, "ParseError", base.ptr());
-  static py::exception<IoError> io_exc(m, "IoError", base.ptr());
-  static py::exception<FormatError> fmt_exc(m, "FormatError", base.ptr());
-  static py::exception<TableError> tab_exc(m, "TableError", base.ptr());
-  static py::exception<UnknownGpuError> gpu_exc(m, "UnknownGpuError", base.ptr());
-  static py::exception<ArgumentError> arg_exc(m, "ArgumentError", base.ptr());
-  static py::exception<ModelError> model_exc(m, "ModelError", base.ptr());
+  auto both = [](const py::handle& ours, PyObject* builtin) { return py::make_tuple(ours, py::handle(builtin)); };
+  static py::exception<ParseError> parse_exc(m, "ParseError", both(base, PyExc_ValueError));
+  static py::exception<IoError> io_exc(m, "IoError", both(base, PyExc_OSError));
+  static py::exception<FormatError> fmt_exc(m, "FormatError", both(base, PyExc_ValueError));
+  static py::exception<TableError> tab_exc(m, "TableError", both(base, PyExc_ValueError));
+  static py::exception<UnknownGpuError> gpu_exc(m, "UnknownGpuError", both(base, PyExc_LookupError));
+  static py::exception<ArgumentError> arg_exc(m, "ArgumentError", both(base, PyExc_ValueError));
+  static py::exception<ModelError> model_exc(m, "ModelError", both(base, PyExc_ValueError));
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
