@@ -76,7 +76,7 @@ class Trace:
 
     @property
     def kernel_names(self) -> List[str]:
-        """The kernels' names as the input gives them (mangled where it does), in launch order."""
+        """The kernels' display (demangled) names, in launch order: entry i is launch id i + 1."""
         return self._s.kernel_names()
 
     @property
@@ -85,7 +85,8 @@ class Trace:
         return self._s.measured_time_us()
 
     def select(self, kernel: Union[None, str, int]) -> List[int]:
-        """0-based indices of the kernels a selector picks (a 1-based launch id or a name part); [] for all."""
+        """0-based indices of the kernels a selector picks: a launch id (1-based position in the
+        input, an int or digits) or a regular expression searched in the names; [] for all."""
         return [] if kernel is None else self._s.select(str(kernel))
 
     def __repr__(self) -> str:

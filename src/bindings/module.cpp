@@ -103,13 +103,13 @@ PYBIND11_MODULE(_core, m) {
            py::arg("paths"))
       .def("__len__", [](const PySession& p) { return p.s->size(); })
       .def("kernel_names", [](const PySession& p) {
-        std::vector<std::string> v;
-        for (std::size_t i = 0; i < p.s->size(); ++i) v.push_back(p.s->kernel(i).launch.name);
+        std::vector<std::string> v;  // display names, as reports give them
+        for (std::size_t i = 0; i < p.s->size(); ++i) v.push_back(demangle(p.s->kernel(i).launch.name));
         return v;
       })
       .def("launch_ids", [](const PySession& p) {
         std::vector<std::uint32_t> v;
-        for (std::size_t i = 0; i < p.s->size(); ++i) v.push_back(p.s->kernel(i).launch.id);
+        for (std::size_t i = 0; i < p.s->size(); ++i) v.push_back(static_cast<std::uint32_t>(i + 1));  // launch ids: positions
         return v;
       })
       .def("input_formats", [](const PySession& p) {

@@ -28,9 +28,9 @@ struct Args {
   std::vector<std::string> tables;
   std::vector<std::string> set_args;
   std::vector<std::pair<std::string, double>> sets;
-  std::string kernel, mode = "auto", rows, convert_in, convert_out;
+  std::string kernel, mode = "auto", rows, convert_in, convert_out, sort = "stall", launch_skip, launch_count;
   bool json = false, per_pc = false, measured = false, quiet = false, warm_l2 = false;
-  std::size_t per_pc_rows = 0;
+  std::size_t per_pc_rows = 0, skip = 0, count = 0;  // count 0: all
 };
 
 const char* kInputs =
@@ -124,6 +124,29 @@ Session load_session(const Args& a) {
   return Session(std::move(app));
 }
 
+// Does the n-th launch that matched --kernel pass --launch-skip/--launch-count (ncu's meaning)?
+bool in_launch_window(const Args& a, std::size_t n) { return n > a.skip && (a.count == 0 || n <= a.skip + a.count); }
+
+std::string no_match(const Args& a, std::size_t kernels) {
+  std::string what = a.kernel.empty() ? "no kernel" : "no kernel matches '" + a.kernel + "'";
+  if (a.skip || a.count) what += " in the launch window (--launch-skip " + std::to_string(a.skip) + ", --launch-count " + std::to_string(a.count) + ")";
+  return what + " (" + std::to_string(kernels) + " kernels in the input)";
+}
+
+// A kernel's text with its per-PC table sorted by predicted stall cycles (hottest first) or by
+// address, cut to --rows, saying how many rows were left out.
+std::string kernel_text(const KernelReport& kr, const Args& a) {
+  if (!a.per_pc || kr.per_pc.empty()) return to_text(kr, a.per_pc);
+  KernelReport v = kr;
+  if (a.sort == "stall")
+    std::stable_sort(v.per_pc.begin(), v.per_pc.end(), [](const PerPcRow& x, const PerPcRow& y) { return x.stall_cycles_total > y.stall_cycles_total; });
+  std::size_t total = v.per_pc.size(), shown = a.per_pc_rows ? std::min(a.per_pc_rows, total) : total;
+  v.per_pc.resize(shown);
+  std::string order = a.sort == "stall" ? "by predicted stall cycles (--sort pc: by address)" : "by address";
+  std::string left = shown < total ? "; " + std::to_string(total - shown) + " left out (--rows)" : "";
+  return to_text(v, true) + "  " + std::to_string(shown) + " of " + std::to_string(total) + " instructions, " + order + left + "\n";
+}
+
 int cmd_report(const Args& a) {
   auto tables = load_tables(a);
   std::string gpu = a.gpus.empty() ? tables->default_gpu() : a.gpus.front();
@@ -139,20 +162,22 @@ int cmd_report(const Args& a) {
   Report r;
   r.tool_version = version_string();
   r.gpu = g.name;
-  std::size_t index = 0;
+  std::size_t index = 0, matched = 0;
   for_each_kernel(a.positional, lo, [&](Kernel&& k, const Measurement& m) {
     ++index;
     if (lo.accelsim.progress) std::fprintf(stderr, "\r%40s\r", "");
-    if (!launch_matches(k.launch, index, a.kernel)) return;
+    if (!launch_matches(k.launch, index, a.kernel) || !in_launch_window(a, ++matched)) return;
+    LaunchConfig launch = k.launch;
     Predictor p(std::make_shared<const Kernel>(std::move(k)));
     KernelReport kr = p.predict(g, opt);
+    identify(kr, launch, index);
     if (a.measured && m.time_us) kr.measured_time_us = m.time_us;
     r.total_time_us += kr.time_us;
-    if (!a.json) std::cout << to_text(kr, a.per_pc, a.per_pc_rows) << "\n" << std::flush;
+    if (!a.json) std::cout << kernel_text(kr, a) << "\n" << std::flush;
     if (!a.per_pc && !a.json) kr.per_pc.clear();
     r.kernels.push_back(std::move(kr));
   });
-  if (r.kernels.empty()) throw ArgumentError("no kernel matches '" + a.kernel + "' (" + std::to_string(index) + " kernels in the input)");
+  if (r.kernels.empty()) throw ArgumentError(no_match(a, index));
   if (a.json) std::cout << to_json(r).dump(2) << "\n";
   else if (r.kernels.size() > 1) std::printf("Total predicted time for %zu launches on %s: %.2f us\n", r.kernels.size(), r.gpu.c_str(), r.total_time_us);
   return kExitOk;
@@ -162,6 +187,11 @@ int cmd_compare(const Args& a) {
   auto tables = load_tables(a);
   Session s = load_session(a);
   auto idx = s.select(a.kernel);
+  std::vector<std::size_t> window;
+  for (std::size_t n = 0; n < idx.size(); ++n)
+    if (in_launch_window(a, n + 1)) window.push_back(idx[n]);
+  if (window.empty()) throw ArgumentError(no_match(a, s.size()));
+  idx = window;
   PredictOptions opt;
   opt.mode = mode_of(a.mode);
   opt.per_pc = false;
@@ -179,7 +209,7 @@ int cmd_compare(const Args& a) {
   for (auto& r : reps) std::printf(" %16.16s", r.gpu.c_str());
   std::printf("\n");
   for (std::size_t k = 0; k < idx.size(); ++k) {
-    std::string name = demangle(s.kernel(idx[k]).launch.name);
+    std::string name = std::to_string(idx[k] + 1) + ": " + demangle(s.kernel(idx[k]).launch.name);
     if (name.size() > 38) name = name.substr(0, 37) + "~";
     std::printf("%-40s", name.c_str());
     for (auto& r : reps) std::printf(" %11.2f us  ", r.kernels[k].time_us);
@@ -253,7 +283,10 @@ int cmd_convert(const Args& a) {
 
 // Options shared by the commands that predict.
 void add_predict_options(CLI::App* c, Args& a) {
-  c->add_option("--kernel", a.kernel, "only kernels whose name contains SEL, or the 1-based launch id SEL")->type_name("SEL");
+  c->add_option("--kernel", a.kernel, "only the launch with id SEL (1-based position in the input), or kernels whose name matches the regex SEL")
+      ->type_name("SEL");
+  c->add_option("--launch-skip", a.launch_skip, "skip the first N launches that match --kernel (as ncu --launch-skip)")->type_name("N");
+  c->add_option("--launch-count", a.launch_count, "then take at most N launches (as ncu --launch-count)")->type_name("N");
   c->add_option("--set", a.set_args, kSetKeys)->type_name("K=V")->allow_extra_args(false);
   c->add_option("--mode", a.mode, "simulation (needs per-warp traces), bounds (counts only), or auto")->type_name("M");
   c->add_flag("--warm-l2", a.warm_l2, "the kernel's data are in L2 at launch (timing loops), not flushed (ncu)");
@@ -289,6 +322,8 @@ int main(int argc, char** argv) {
   report->add_flag("--json", a.json, "one JSON document (schema gpuperf.report/1, docs/json-schema.md)");
   CLI::Option* per_pc = report->add_flag("--per-pc", a.per_pc, "add the per-instruction table (issue counts, latency, stalls by cause)");
   CLI::Option* rows = report->add_option("--rows", a.rows, "at most N per-PC rows in text output")->type_name("N")->needs(per_pc);
+  report->add_option("--sort", a.sort, "per-PC rows by predicted stall cycles (stall, the default) or by address (pc)")
+      ->type_name("stall|pc")->check(CLI::IsMember({"stall", "pc"}))->needs(per_pc);
   report->add_flag("--measured", a.measured, "show the input's measured time beside the prediction (never used by it)");
   add_predict_options(report, a);
   report->get_option("--json")->excludes(rows);
@@ -324,6 +359,8 @@ int main(int argc, char** argv) {
     cmd = command_path(app);
     if (cmd.empty()) { std::cout << app.help(); return kExitUsage; }
     if (!a.rows.empty()) a.per_pc_rows = whole_number("--rows", a.rows);
+    if (!a.launch_skip.empty()) a.skip = whole_number("--launch-skip", a.launch_skip);
+    if (!a.launch_count.empty()) a.count = whole_number("--launch-count", a.launch_count);
     for (auto& kv : a.set_args) a.sets.push_back(set_value(kv));
     if (*report) return cmd_report(a);
     if (*compare) return cmd_compare(a);

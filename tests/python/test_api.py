@@ -155,3 +155,20 @@ def test_every_public_function_has_a_docstring_and_a_stub():
             for m, f in vars(obj).items():
                 if not m.startswith("_") and (inspect.isfunction(f) or isinstance(f, property)):
                     assert inspect.getdoc(f), f"gpuperf.{name}.{m} has no docstring"
+
+
+def test_one_kernel_identity_in_every_view():
+    # The trace carries "-kernel id = 3" and the mangled _Z3fooPf; reports said launch 3 while
+    # sweep said 1 and predict(kernel=1) disagreed with both (issue 15).
+    tr = str(FIX / "accelsim" / "v4_lineinfo.trace")
+    r = gpuperf.predict(tr, "t4", kernel=1)
+    assert [k.launch_id for k in r.kernels] == [1] and r.kernels[0].name == "foo(float*)"
+    df = r.to_dataframe()
+    assert list(df["launch"]) == [1] and list(df["kernel"]) == ["foo(float*)"]
+    sw = gpuperf.sweep(tr, "t4", kernel="^foo", sms=[10, 20])
+    assert list(sw["launch"]) == [1, 1] and set(sw["kernel"]) == {"foo(float*)"}
+    c = gpuperf.compare(tr, ["t4", "v100"], kernel=1)
+    assert list(c["launch"]) == [1, 1] and set(c["kernel"]) == {"foo(float*)"}
+    assert gpuperf.load(tr).kernel_names == ["foo(float*)"]
+    with pytest.raises(gpuperf.ArgumentError):
+        gpuperf.predict(tr, "t4", kernel=3)
