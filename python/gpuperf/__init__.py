@@ -27,6 +27,8 @@ except ImportError as e:  # pragma: no cover - only when the extension is missin
     ) from e
 
 __version__ = _core.__version__
+# The version reports carry as tool_version, as the CLI prints it: with the git describe of the build.
+TOOL_VERSION = f"{__version__} (git {_core.build_describe})" if _core.build_describe else __version__
 
 Error = _core.Error
 ParseError = _core.ParseError
@@ -248,6 +250,7 @@ def predict(trace, gpu: Union[str, "_core.GpuSpec"] = "a100", kernel: Union[None
     which = t.select(kernel)
     rep = json.loads(t._s.predict_json(spec, mode, per_pc, which, warm_l2))
     rep["settings"] = _settings(spec, what_if, mode, warm_l2)
+    rep["tool_version"] = TOOL_VERSION
     measured = t.measured_time_us
     idx = which or list(range(len(t)))
     ks = [KernelResult(k, measured[i]) for k, i in zip(rep["kernels"], idx)]
@@ -312,4 +315,4 @@ def check_tables(tables_dirs: Sequence[str] = ()) -> List[tuple]:
 
 __all__ = ["predict", "what_if", "sweep", "compare", "gpus", "load", "Trace", "Result", "KernelResult", "gpu_spec", "tables",
            "check_tables", "Error", "ParseError", "IoError", "FormatError", "TableError", "UnknownGpuError", "ArgumentError",
-           "ModelError", "KNOBS", "__version__"]
+           "ModelError", "KNOBS", "__version__", "TOOL_VERSION"]

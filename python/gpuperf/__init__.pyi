@@ -3,6 +3,7 @@ import pandas as pd
 from . import _core
 
 __version__: str
+TOOL_VERSION: str
 KNOBS: tuple
 Error = _core.Error
 ParseError = _core.ParseError

@@ -1,6 +1,7 @@
 from typing import List, Optional, Sequence, Tuple
 
 __version__: str
+build_describe: str
 
 class Error(Exception): ...
 class ParseError(Error, ValueError): ...
