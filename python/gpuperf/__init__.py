@@ -86,10 +86,20 @@ class Trace:
         """Times the input itself carries (ncu exports); for comparison only, never a model input."""
         return self._s.measured_time_us()
 
-    def select(self, kernel: Union[None, str, int]) -> List[int]:
+    def select(self, kernel: Union[None, str, int] = None, launch_skip: int = 0, launch_count: Optional[int] = None) -> List[int]:
         """0-based indices of the kernels a selector picks: a launch id (1-based position in the
-        input, an int or digits) or a regular expression searched in the names; [] for all."""
-        return [] if kernel is None else self._s.select(str(kernel))
+        input, an int or digits) or a regular expression searched in the names; [] for all.
+        launch_skip/launch_count then window the matching launches as ncu's options do."""
+        if launch_skip < 0 or (launch_count is not None and launch_count < 1):
+            raise ArgumentError(f"launch_skip must be >= 0 and launch_count >= 1, got {launch_skip} and {launch_count}")
+        if kernel is None and not launch_skip and launch_count is None:
+            return []
+        idx = list(range(len(self))) if kernel is None else self._s.select(str(kernel))
+        idx = idx[launch_skip:None if launch_count is None else launch_skip + launch_count]
+        if not idx:
+            raise ArgumentError(f"no kernel in the launch window (launch_skip {launch_skip}, launch_count {launch_count}) "
+                                f"of the {len(self)} launches")
+        return idx
 
     def __repr__(self) -> str:
         return f"<gpuperf.Trace {len(self)} kernel(s) from {', '.join(self.paths)}>"
@@ -240,14 +250,18 @@ class Result:
 
 
 def predict(trace, gpu: Union[str, "_core.GpuSpec"] = "a100", kernel: Union[None, str, int] = None, mode: str = "auto",
-            per_pc: bool = True, tables_dirs: Sequence[str] = (), warm_l2: bool = False, **what_if: float) -> Result:
+            per_pc: bool = True, tables_dirs: Sequence[str] = (), warm_l2: bool = False, launch_skip: int = 0,
+            launch_count: Optional[int] = None, **what_if: float) -> Result:
     """Predict every kernel of `trace` (a path or a loaded Trace) on `gpu`.
+
+    kernel: a launch id (1-based position in the input) or a name regex; launch_skip and
+    launch_count then window the matching launches (as ncu's --launch-skip/--launch-count).
 
     warm_l2: the kernel's data are in L2 at launch (a kernel timed in a loop); False models a
     profiler's cold run (ncu flushes caches before each launch)."""
     t = load(trace)
     spec = gpu_spec(gpu, tables_dirs, **what_if)
-    which = t.select(kernel)
+    which = t.select(kernel, launch_skip, launch_count)
     rep = json.loads(t._s.predict_json(spec, mode, per_pc, which, warm_l2))
     rep["settings"] = _settings(spec, what_if, mode, warm_l2)
     rep["tool_version"] = TOOL_VERSION
@@ -258,17 +272,19 @@ def predict(trace, gpu: Union[str, "_core.GpuSpec"] = "a100", kernel: Union[None
 
 
 def what_if(trace, gpu: Union[str, "_core.GpuSpec"] = "a100", kernel: Union[None, str, int] = None, mode: str = "auto",
-            warm_l2: bool = False, **changes: float) -> Result:
+            warm_l2: bool = False, launch_skip: int = 0, launch_count: Optional[int] = None, **changes: float) -> Result:
     """predict() with GPU changes: sm_clock_mhz, sms, dram_bandwidth_gbs, l2_mb, latencies, ...
 
     The changes must be names from KNOBS (an unknown one raises ArgumentError, a ValueError)."""
     unknown = set(changes) - set(KNOBS)
     if unknown:
         raise ArgumentError(f"unknown what-if setting(s) {sorted(unknown)}; known: {', '.join(KNOBS)}")
-    return predict(trace, gpu, kernel=kernel, mode=mode, per_pc=False, warm_l2=warm_l2, **changes)
+    return predict(trace, gpu, kernel=kernel, mode=mode, per_pc=False, warm_l2=warm_l2, launch_skip=launch_skip,
+                   launch_count=launch_count, **changes)
 
 
-def sweep(trace, gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bool = False, **grids: Iterable[float]):
+def sweep(trace, gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bool = False, launch_skip: int = 0,
+          launch_count: Optional[int] = None, **grids: Iterable[float]):
     """Predict over the cartesian product of parameter grids; one DataFrame row per point and kernel."""
     import pandas as pd
 
@@ -276,7 +292,7 @@ def sweep(trace, gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bo
     if unknown:
         raise ArgumentError(f"unknown sweep parameter(s) {sorted(unknown)}; known: {', '.join(KNOBS)}")
     t = load(trace)
-    which = t.select(kernel)
+    which = t.select(kernel, launch_skip, launch_count)
     idx = which or list(range(len(t)))
     names = t.kernel_names
     keys = list(grids)
@@ -291,13 +307,14 @@ def sweep(trace, gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bo
 
 
 def compare(trace, gpus: Sequence[Union[str, "_core.GpuSpec"]], kernel: Union[None, str, int] = None, mode: str = "auto",
-            warm_l2: bool = False, **what_if: float):
+            warm_l2: bool = False, launch_skip: int = 0, launch_count: Optional[int] = None, **what_if: float):
     """One trace on several GPUs (the same what-if changes applied to each): a DataFrame of
     per-kernel times and bottlenecks, one row per kernel and GPU, with the settings used."""
     import pandas as pd
 
     t = load(trace)
-    frames = [predict(t, g, kernel=kernel, mode=mode, per_pc=False, warm_l2=warm_l2, **what_if).to_dataframe() for g in gpus]
+    frames = [predict(t, g, kernel=kernel, mode=mode, per_pc=False, warm_l2=warm_l2, launch_skip=launch_skip,
+                      launch_count=launch_count, **what_if).to_dataframe() for g in gpus]
     return pd.concat(frames, ignore_index=True)
 
 

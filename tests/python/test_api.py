@@ -172,3 +172,16 @@ def test_one_kernel_identity_in_every_view():
     assert gpuperf.load(tr).kernel_names == ["foo(float*)"]
     with pytest.raises(gpuperf.ArgumentError):
         gpuperf.predict(tr, "t4", kernel=3)
+
+
+def test_launch_window_as_ncu(trace):
+    # sgemm_naive matches launches 23 and 24 of the devsample profile; the window picks among them.
+    assert [k.launch_id for k in gpuperf.predict(trace, "h100", kernel="sgemm_naive", launch_skip=1).kernels] == [24]
+    assert [k.launch_id for k in gpuperf.predict(trace, "h100", launch_skip=2, launch_count=3, per_pc=False).kernels] == [3, 4, 5]
+    sw = gpuperf.sweep(trace, "h100", kernel="sgemm_naive", launch_count=1, sms=[66, 132])
+    assert list(sw["launch"]) == [23, 23]
+    assert list(gpuperf.compare(trace, ["h100", "a100"], kernel="sgemm_naive", launch_skip=1)["launch"]) == [24, 24]
+    with pytest.raises(gpuperf.ArgumentError, match="launch window"):
+        gpuperf.predict(trace, "h100", kernel="sgemm_naive", launch_skip=2)
+    with pytest.raises(ValueError):
+        gpuperf.predict(trace, "h100", launch_count=0)
