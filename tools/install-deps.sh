@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PKGS=(build-essential cmake ninja-build pkg-config git xz-utils
-          nlohmann-json3-dev libboost-math-dev libeigen3-dev doctest-dev pybind11-dev
+          nlohmann-json3-dev libcli11-dev libboost-math-dev libeigen3-dev doctest-dev pybind11-dev
           liblzma-dev zlib1g-dev libzstd-dev python3-dev python3-venv python3-pip clang libclang-rt-dev)
 missing=()
 for p in "${APT_PKGS[@]}"; do

@@ -30,3 +30,9 @@ for gpu in ["h200", "v100"]:
 json.dump(tg, open("tests/golden/tracer_traces.json", "w"), indent=1)
 print("wrote tests/golden/tracer_traces.json")
 PY
+# CLI stdout for the cases in tests/golden/cli/cases.txt (compared byte for byte by ctest cli.golden.*).
+grep -E '^[a-z]' tests/golden/cli/cases.txt | while read -r name args; do
+  # shellcheck disable=SC2086
+  "$CLI" $args | sed -E 's/"tool_version": "[^"]*"/"tool_version": "VERSION"/' > "tests/golden/cli/$name.out"
+done
+echo "wrote tests/golden/cli/*.out"

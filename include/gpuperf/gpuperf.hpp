@@ -29,6 +29,13 @@
 
 namespace gpuperf {
 
+// One identity per launch in every view: its 1-based position in the input (as --kernel and
+// sweep number it) and its demangled name.
+inline void identify(KernelReport& r, const LaunchConfig& launch, std::size_t position) {
+  r.launch_id = static_cast<std::uint32_t>(position);
+  r.name = demangle(launch.name);
+}
+
 // An application's kernels analysed once; predict() for any GPU re-uses the analysis.
 class Session {
  public:
@@ -46,8 +53,8 @@ class Session {
   const Measurement& measurement(std::size_t i) const { return measurements_.at(i); }
   const std::string& device_name() const { return device_name_; }
 
-  // Indices of kernels matching a name (substring of the demangled or raw name) or a
-  // 1-based launch id; all if `selector` is empty.
+  // Indices of kernels matching a 1-based launch id or a name regex (demangled or raw name);
+  // all if `selector` is empty.
   std::vector<std::size_t> select(const std::string& selector) const {
     std::vector<std::size_t> out;
     for (std::size_t i = 0; i < kernels_.size(); ++i)
@@ -64,6 +71,7 @@ class Session {
     if (idx.empty()) for (std::size_t i = 0; i < kernels_.size(); ++i) idx.push_back(i);
     for (auto i : idx) {
       r.kernels.push_back(predictors_.at(i)->predict(g, opt));
+      identify(r.kernels.back(), kernels_.at(i)->launch, i + 1);
       r.total_time_us += r.kernels.back().time_us;
     }
     return r;

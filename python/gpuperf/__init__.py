@@ -27,6 +27,8 @@ except ImportError as e:  # pragma: no cover - only when the extension is missin
     ) from e
 
 __version__ = _core.__version__
+# The version reports carry as tool_version, as the CLI prints it: with the git describe of the build.
+TOOL_VERSION = f"{__version__} (git {_core.build_describe})" if _core.build_describe else __version__
 
 Error = _core.Error
 ParseError = _core.ParseError
@@ -76,6 +78,7 @@ class Trace:
 
     @property
     def kernel_names(self) -> List[str]:
+        """The kernels' display (demangled) names, in launch order: entry i is launch id i + 1."""
         return self._s.kernel_names()
 
     @property
@@ -83,8 +86,20 @@ class Trace:
         """Times the input itself carries (ncu exports); for comparison only, never a model input."""
         return self._s.measured_time_us()
 
-    def select(self, kernel: Union[None, str, int]) -> List[int]:
-        return [] if kernel is None else self._s.select(str(kernel))
+    def select(self, kernel: Union[None, str, int] = None, launch_skip: int = 0, launch_count: Optional[int] = None) -> List[int]:
+        """0-based indices of the kernels a selector picks: a launch id (1-based position in the
+        input, an int or digits) or a regular expression searched in the names; [] for all.
+        launch_skip/launch_count then window the matching launches as ncu's options do."""
+        if launch_skip < 0 or (launch_count is not None and launch_count < 1):
+            raise ArgumentError(f"launch_skip must be >= 0 and launch_count >= 1, got {launch_skip} and {launch_count}")
+        if kernel is None and not launch_skip and launch_count is None:
+            return []
+        idx = list(range(len(self))) if kernel is None else self._s.select(str(kernel))
+        idx = idx[launch_skip:None if launch_count is None else launch_skip + launch_count]
+        if not idx:
+            raise ArgumentError(f"no kernel in the launch window (launch_skip {launch_skip}, launch_count {launch_count}) "
+                                f"of the {len(self)} launches")
+        return idx
 
     def __repr__(self) -> str:
         return f"<gpuperf.Trace {len(self)} kernel(s) from {', '.join(self.paths)}>"
@@ -110,9 +125,11 @@ class KernelResult:
 
     @property
     def stalls(self) -> Dict[str, float]:
+        """Predicted stall cycles by cause."""
         return self.data["stalls_cycles"]
 
     def per_pc(self):
+        """One row per instruction (PC): executions, latency, issue interval, stalls per execution by cause."""
         import pandas as pd
 
         rows = []
@@ -123,23 +140,45 @@ class KernelResult:
         return pd.DataFrame(rows)
 
 
+# GpuSpec values a prediction depends on, recorded with every result.
+_SPEC_VALUES = ("sms", "sm_clock_mhz", "dram_bandwidth_gbs", "dram_efficiency", "l2_bytes", "l2_bandwidth_gbs",
+                "l1_hit_latency", "l2_hit_latency", "dram_latency", "shared_latency", "launch_overhead_us")
+
+
+def _settings(spec: "_core.GpuSpec", what_if: Dict[str, float], mode: str, warm_l2: bool) -> Dict[str, Any]:
+    """What produced a prediction: the GPU's values after the what-if changes, and the options."""
+    return {"gpu": spec.name, "arch": spec.arch, "spec": {k: getattr(spec, k) for k in _SPEC_VALUES},
+            "what_if": {k: float(v) for k, v in what_if.items() if v is not None}, "mode": mode, "warm_l2": bool(warm_l2)}
+
+
 @dataclass
 class Result:
-    """Predictions for every selected kernel of a trace on one GPU."""
+    """Predictions for every selected kernel of a trace on one GPU.
+
+    `report` is the JSON report (schema gpuperf.report/1) plus `settings`: the GPU spec values,
+    what-if changes, mode and warm_l2 the prediction was made with."""
 
     report: Dict[str, Any]
     kernels: List[KernelResult] = field(default_factory=list)
 
     @property
+    def settings(self) -> Dict[str, Any]:
+        """The GPU spec values, what-if changes, mode and warm_l2 this result was predicted with."""
+        return self.report.get("settings", {})
+
+    @property
     def gpu(self) -> str:
+        """The GPU's catalog name."""
         return self.report["gpu"]
 
     @property
     def time_us(self) -> float:
+        """Predicted time of all selected kernels, in microseconds."""
         return self.report["total_time_us"]
 
     @property
     def cycles(self) -> float:
+        """Predicted SM cycles of all selected kernels."""
         return sum(k.cycles for k in self.kernels)
 
     @property
@@ -148,11 +187,16 @@ class Result:
         return max(self.kernels, key=lambda k: k.time_us).bottleneck if self.kernels else "none"
 
     def to_json(self) -> Dict[str, Any]:
+        """The report as a JSON-ready dict, with the settings it was predicted with."""
         return self.report
 
     def to_dataframe(self):
+        """One row per kernel: time, range, bottleneck, occupancy, hit rates, IPC, measured time
+        (if the input had one), then the settings and GPU spec values it was predicted with."""
         import pandas as pd
 
+        s = self.settings
+        setting_cols = {"mode_requested": s.get("mode"), "warm_l2": s.get("warm_l2"), **s.get("spec", {})}
         rows = []
         for i, k in enumerate(self.kernels):
             d = k.data
@@ -162,11 +206,12 @@ class Result:
                 "bottleneck": d["bottleneck"], "mode": d["mode"], "occupancy": d["occupancy"]["occupancy"],
                 "l1_hit_rate": d["memory"]["l1_hit_rate"], "l2_hit_rate": d["memory"]["l2_hit_rate"],
                 "dram_bytes": d["memory"]["dram_read_bytes"] + d["memory"]["dram_write_bytes"], "ipc": d["instructions"]["ipc"],
-                "gflops": d["roofline"]["achieved_gflops"], "measured_time_us": k.measured_time_us,
+                "gflops": d["roofline"]["achieved_gflops"], "measured_time_us": k.measured_time_us, **setting_cols,
             })
         return pd.DataFrame(rows)
 
     def per_pc(self):
+        """Every kernel's per-PC table, with a `launch` column first."""
         import pandas as pd
 
         frames = []
@@ -177,11 +222,13 @@ class Result:
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def plot_roofline(self, ax=None):
+        """Roofline plot of the kernels on this GPU (matplotlib Axes; draws into `ax` if given)."""
         from .plots import roofline
 
         return roofline(self, ax=ax)
 
     def plot_stalls(self, ax=None, top: int = 12):
+        """Bar chart of the `top` stall causes per kernel (matplotlib Axes)."""
         from .plots import stall_breakdown
 
         return stall_breakdown(self, ax=ax, top=top)
@@ -203,30 +250,41 @@ class Result:
 
 
 def predict(trace, gpu: Union[str, "_core.GpuSpec"] = "a100", kernel: Union[None, str, int] = None, mode: str = "auto",
-            per_pc: bool = True, tables_dirs: Sequence[str] = (), warm_l2: bool = False, **what_if: float) -> Result:
+            per_pc: bool = True, tables_dirs: Sequence[str] = (), warm_l2: bool = False, launch_skip: int = 0,
+            launch_count: Optional[int] = None, **what_if: float) -> Result:
     """Predict every kernel of `trace` (a path or a loaded Trace) on `gpu`.
+
+    kernel: a launch id (1-based position in the input) or a name regex; launch_skip and
+    launch_count then window the matching launches (as ncu's --launch-skip/--launch-count).
 
     warm_l2: the kernel's data are in L2 at launch (a kernel timed in a loop); False models a
     profiler's cold run (ncu flushes caches before each launch)."""
     t = load(trace)
     spec = gpu_spec(gpu, tables_dirs, **what_if)
-    which = t.select(kernel)
+    which = t.select(kernel, launch_skip, launch_count)
     rep = json.loads(t._s.predict_json(spec, mode, per_pc, which, warm_l2))
+    rep["settings"] = _settings(spec, what_if, mode, warm_l2)
+    rep["tool_version"] = TOOL_VERSION
     measured = t.measured_time_us
     idx = which or list(range(len(t)))
     ks = [KernelResult(k, measured[i]) for k, i in zip(rep["kernels"], idx)]
     return Result(rep, ks)
 
 
-def what_if(trace, gpu: str = "a100", kernel=None, **changes: float) -> Result:
-    """predict() with GPU changes: sm_clock_mhz, sms, dram_bandwidth_gbs, l2_mb, latencies, ..."""
+def what_if(trace, gpu: Union[str, "_core.GpuSpec"] = "a100", kernel: Union[None, str, int] = None, mode: str = "auto",
+            warm_l2: bool = False, launch_skip: int = 0, launch_count: Optional[int] = None, **changes: float) -> Result:
+    """predict() with GPU changes: sm_clock_mhz, sms, dram_bandwidth_gbs, l2_mb, latencies, ...
+
+    The changes must be names from KNOBS (an unknown one raises ArgumentError, a ValueError)."""
     unknown = set(changes) - set(KNOBS)
     if unknown:
         raise ArgumentError(f"unknown what-if setting(s) {sorted(unknown)}; known: {', '.join(KNOBS)}")
-    return predict(trace, gpu, kernel=kernel, per_pc=False, **changes)
+    return predict(trace, gpu, kernel=kernel, mode=mode, per_pc=False, warm_l2=warm_l2, launch_skip=launch_skip,
+                   launch_count=launch_count, **changes)
 
 
-def sweep(trace, gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bool = False, **grids: Iterable[float]):
+def sweep(trace, gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bool = False, launch_skip: int = 0,
+          launch_count: Optional[int] = None, **grids: Iterable[float]):
     """Predict over the cartesian product of parameter grids; one DataFrame row per point and kernel."""
     import pandas as pd
 
@@ -234,7 +292,7 @@ def sweep(trace, gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bo
     if unknown:
         raise ArgumentError(f"unknown sweep parameter(s) {sorted(unknown)}; known: {', '.join(KNOBS)}")
     t = load(trace)
-    which = t.select(kernel)
+    which = t.select(kernel, launch_skip, launch_count)
     idx = which or list(range(len(t)))
     names = t.kernel_names
     keys = list(grids)
@@ -243,16 +301,20 @@ def sweep(trace, gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bo
         spec = gpu_spec(gpu, **dict(zip(keys, values)))
         times = t._s.predict_times(spec, mode, which, warm_l2)
         for i, tm in zip(idx, times):
-            rows.append({**dict(zip(keys, values)), "gpu": spec.name, "launch": i + 1, "kernel": names[i], "time_us": tm})
+            rows.append({**dict(zip(keys, values)), "gpu": spec.name, "launch": i + 1, "kernel": names[i], "time_us": tm,
+                         "mode_requested": mode, "warm_l2": bool(warm_l2)})
     return pd.DataFrame(rows)
 
 
-def compare(trace, gpus: Sequence[str], kernel=None):
-    """One trace on several GPUs: a DataFrame of per-kernel times and bottlenecks."""
+def compare(trace, gpus: Sequence[Union[str, "_core.GpuSpec"]], kernel: Union[None, str, int] = None, mode: str = "auto",
+            warm_l2: bool = False, launch_skip: int = 0, launch_count: Optional[int] = None, **what_if: float):
+    """One trace on several GPUs (the same what-if changes applied to each): a DataFrame of
+    per-kernel times and bottlenecks, one row per kernel and GPU, with the settings used."""
     import pandas as pd
 
     t = load(trace)
-    frames = [predict(t, g, kernel=kernel, per_pc=False).to_dataframe() for g in gpus]
+    frames = [predict(t, g, kernel=kernel, mode=mode, per_pc=False, warm_l2=warm_l2, launch_skip=launch_skip,
+                      launch_count=launch_count, **what_if).to_dataframe() for g in gpus]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -270,4 +332,4 @@ def check_tables(tables_dirs: Sequence[str] = ()) -> List[tuple]:
 
 __all__ = ["predict", "what_if", "sweep", "compare", "gpus", "load", "Trace", "Result", "KernelResult", "gpu_spec", "tables",
            "check_tables", "Error", "ParseError", "IoError", "FormatError", "TableError", "UnknownGpuError", "ArgumentError",
-           "ModelError", "KNOBS", "__version__"]
+           "ModelError", "KNOBS", "__version__", "TOOL_VERSION"]

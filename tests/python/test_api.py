@@ -1,5 +1,6 @@
 """Python API: values, agreement with the CLI and the C++ golden file, errors, what-ifs, plots."""
 import json
+import pathlib
 import subprocess
 
 import pandas as pd
@@ -84,6 +85,41 @@ def test_errors_arrive_as_python_exceptions():
     assert issubclass(gpuperf.ParseError, gpuperf.Error)
 
 
+def test_errors_are_also_the_matching_builtins():
+    # Callers catch ValueError/LookupError/OSError without knowing gpuperf (issue 15).
+    with pytest.raises(OSError):
+        gpuperf.load("/no/such/trace.traceg")
+    with pytest.raises(LookupError):
+        gpuperf.gpu_spec("z9000")
+    with pytest.raises(ValueError, match="bad_hex.traceg:26:6"):
+        gpuperf.predict(str(FIX / "accelsim" / "bad_hex.traceg"), "a100")
+    with pytest.raises(ValueError, match="unknown what-if"):
+        gpuperf.what_if(str(FIX / "accelsim" / "v5_modes.traceg"), "h200", warp_size=64)
+    for exc, builtin in [(gpuperf.ParseError, ValueError), (gpuperf.FormatError, ValueError), (gpuperf.TableError, ValueError),
+                         (gpuperf.ArgumentError, ValueError), (gpuperf.ModelError, ValueError),
+                         (gpuperf.UnknownGpuError, LookupError), (gpuperf.IoError, OSError)]:
+        assert issubclass(exc, gpuperf.Error) and issubclass(exc, builtin), exc
+
+
+def test_results_record_their_settings_and_accept_warm_l2():
+    tr = str(FIX / "accelsim" / "v5_modes.traceg")
+    r = gpuperf.what_if(tr, "v100", sms=40, l2_mb=3, warm_l2=True)
+    s = r.settings
+    assert s["gpu"] == "V100-SXM2-16GB" and s["warm_l2"] is True and s["mode"] == "auto"
+    assert s["what_if"] == {"sms": 40.0, "l2_mb": 3.0}
+    assert s["spec"]["sms"] == 40 and s["spec"]["l2_bytes"] == 3 * 1024 * 1024
+    assert s["spec"]["sm_clock_mhz"] == gpuperf.gpu_spec("v100").sm_clock_mhz
+    assert json.loads(json.dumps(r.to_json()))["settings"] == s
+    df = r.to_dataframe()
+    assert bool(df["warm_l2"].iloc[0]) and df["sms"].iloc[0] == 40 and df["l2_bytes"].iloc[0] == 3 * 1024 * 1024
+    # warm_l2 reaches the model through what_if and compare alike.
+    cold = gpuperf.what_if(tr, "v100", sms=40, l2_mb=3)
+    assert cold.settings["warm_l2"] is False
+    c = gpuperf.compare(tr, ["v100", "t4"], warm_l2=True, sms=20)
+    assert list(c["warm_l2"]) == [True, True] and list(c["sms"]) == [20, 20]
+    assert c["time_us"].iloc[0] == gpuperf.predict(tr, "v100", warm_l2=True, sms=20).time_us
+
+
 def test_catalog_and_tables():
     df = gpuperf.gpus()
     assert {"P100-PCIE-16GB", "V100-SXM2-16GB", "T4", "A100-SXM4-40GB", "H100-SXM5-80GB", "H200-SXM-141GB"} <= set(df["name"])
@@ -104,3 +140,48 @@ def test_simulation_trace_and_smoke():
     assert [k.mode for k in r.kernels] == ["simulation", "simulation"]
     from gpuperf import test as smoke
     assert smoke.main() == 0
+
+
+def test_every_public_function_has_a_docstring_and_a_stub():
+    import inspect
+
+    stub = (pathlib.Path(gpuperf.__file__).parent / "__init__.pyi").read_text()
+    for name in gpuperf.__all__:
+        obj = getattr(gpuperf, name)
+        if inspect.isfunction(obj):
+            assert inspect.getdoc(obj), f"gpuperf.{name} has no docstring"
+            assert f"def {name}(" in stub, f"gpuperf.{name} has no type in __init__.pyi"
+        elif inspect.isclass(obj) and not issubclass(obj, BaseException):
+            for m, f in vars(obj).items():
+                if not m.startswith("_") and (inspect.isfunction(f) or isinstance(f, property)):
+                    assert inspect.getdoc(f), f"gpuperf.{name}.{m} has no docstring"
+
+
+def test_one_kernel_identity_in_every_view():
+    # The trace carries "-kernel id = 3" and the mangled _Z3fooPf; reports said launch 3 while
+    # sweep said 1 and predict(kernel=1) disagreed with both (issue 15).
+    tr = str(FIX / "accelsim" / "v4_lineinfo.trace")
+    r = gpuperf.predict(tr, "t4", kernel=1)
+    assert [k.launch_id for k in r.kernels] == [1] and r.kernels[0].name == "foo(float*)"
+    df = r.to_dataframe()
+    assert list(df["launch"]) == [1] and list(df["kernel"]) == ["foo(float*)"]
+    sw = gpuperf.sweep(tr, "t4", kernel="^foo", sms=[10, 20])
+    assert list(sw["launch"]) == [1, 1] and set(sw["kernel"]) == {"foo(float*)"}
+    c = gpuperf.compare(tr, ["t4", "v100"], kernel=1)
+    assert list(c["launch"]) == [1, 1] and set(c["kernel"]) == {"foo(float*)"}
+    assert gpuperf.load(tr).kernel_names == ["foo(float*)"]
+    with pytest.raises(gpuperf.ArgumentError):
+        gpuperf.predict(tr, "t4", kernel=3)
+
+
+def test_launch_window_as_ncu(trace):
+    # sgemm_naive matches launches 23 and 24 of the devsample profile; the window picks among them.
+    assert [k.launch_id for k in gpuperf.predict(trace, "h100", kernel="sgemm_naive", launch_skip=1).kernels] == [24]
+    assert [k.launch_id for k in gpuperf.predict(trace, "h100", launch_skip=2, launch_count=3, per_pc=False).kernels] == [3, 4, 5]
+    sw = gpuperf.sweep(trace, "h100", kernel="sgemm_naive", launch_count=1, sms=[66, 132])
+    assert list(sw["launch"]) == [23, 23]
+    assert list(gpuperf.compare(trace, ["h100", "a100"], kernel="sgemm_naive", launch_skip=1)["launch"]) == [24, 24]
+    with pytest.raises(gpuperf.ArgumentError, match="launch window"):
+        gpuperf.predict(trace, "h100", kernel="sgemm_naive", launch_skip=2)
+    with pytest.raises(ValueError):
+        gpuperf.predict(trace, "h100", launch_count=0)

@@ -67,6 +67,23 @@ TEST_CASE("kernel selection by name or launch id") {
   CHECK_THROWS_WITH_AS(s.select("no_such_kernel"), doctest::Contains("no kernel matches 'no_such_kernel'"), ArgumentError);
 }
 
+TEST_CASE("one kernel identity: launch id = position in the input, demangled name, regex selection") {
+  // The trace says "-kernel id = 3" and "_Z3fooPf"; reports once said "Kernel 3: _Z3fooPf" while
+  // selection by position disagreed (issue 15).
+  Session s(load(kFix + "/accelsim/v4_lineinfo.trace"));
+  auto r = s.predict(GpuSpec::from_catalog(Tables::load_default(), "t4"));
+  REQUIRE(r.kernels.size() == 1);
+  CHECK(r.kernels[0].launch_id == 1);
+  CHECK(r.kernels[0].name == "foo(float*)");
+  CHECK(s.select("1").size() == 1);
+  CHECK_THROWS_AS(s.select("3"), ArgumentError);
+  CHECK(s.select("^foo\\(float").size() == 1);
+  CHECK(s.select("_Z3foo").size() == 1);  // the raw name matches too
+  CHECK_THROWS_WITH_AS(s.select("foo("), doctest::Contains("neither a launch id nor a valid regular expression"), ArgumentError);
+  Session d = devsample();
+  CHECK(d.select("sgemm_(naive|smem)").size() == d.select("sgemm_naive").size() + d.select("sgemm_smem").size());
+}
+
 TEST_CASE("the model never needs the measurement: predictions are identical without it") {
   auto t = Tables::load_default();
   Application a = load(std::vector<std::string>{kFix + "/devsample/ncu_source.csv.xz", kFix + "/devsample/ncu_raw.csv.xz"});

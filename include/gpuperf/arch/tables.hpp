@@ -176,11 +176,15 @@ class Tables {
   }
   // As load_default without check(): for `tables check`, which lists every problem.
   static std::shared_ptr<const Tables> load_unchecked(const std::vector<std::string>& explicit_dirs = {}) {
-    for (auto& d : explicit_dirs) {
+    require_directories(explicit_dirs);
+    return load(default_search_path(explicit_dirs));
+  }
+  // A directory the user names must exist: a mistyped --tables path is an error, not ignored.
+  static void require_directories(const std::vector<std::string>& dirs) {
+    for (auto& d : dirs) {
       std::error_code ec;
       if (!std::filesystem::is_directory(d, ec)) throw TableError(d + ": latency-table directory does not exist or is not a directory");
     }
-    return load(default_search_path(explicit_dirs));
   }
   static std::shared_ptr<const Tables> validated(std::shared_ptr<const Tables> t) {
     auto issues = t->check();

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -82,13 +83,20 @@ inline std::string demangle(const std::string& name) {
   return status == 0 && d ? std::string(d.get()) : name;
 }
 
-// Does a launch match a --kernel selector? All digits: the 1-based launch id (its position when
-// the input has none); otherwise a substring of the raw or demangled name. Empty matches all.
+// Does a launch match a --kernel selector? All digits: the launch id, its 1-based position in the
+// input (one numbering for every input, whatever ids a trace carries); otherwise a regular
+// expression searched in the demangled and the raw name. Empty matches all.
 inline bool launch_matches(const LaunchConfig& L, std::size_t position, const std::string& selector) {
   if (selector.empty()) return true;
   if (std::all_of(selector.begin(), selector.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
-    return std::to_string(L.id ? L.id : position) == selector;
-  return L.name.find(selector) != std::string::npos || demangle(L.name).find(selector) != std::string::npos;
+    return std::to_string(position) == selector;
+  std::regex re;
+  try {
+    re = std::regex(selector);
+  } catch (const std::regex_error& e) {
+    throw ArgumentError("kernel selector '" + selector + "' is neither a launch id nor a valid regular expression (" + e.what() + ")");
+  }
+  return std::regex_search(demangle(L.name), re) || std::regex_search(L.name, re);
 }
 
 // Function identifier without return type, template arguments or parameters:

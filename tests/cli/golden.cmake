@@ -1,0 +1,12 @@
+# Runs `CLI ARGS` in SRC and compares its stdout with EXPECTED (tool_version normalised to VERSION).
+separate_arguments(args UNIX_COMMAND "${ARGS}")
+execute_process(COMMAND ${CLI} ${args} WORKING_DIRECTORY ${SRC} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "gpuperf ${ARGS}: exit ${rc}")
+endif()
+string(REGEX REPLACE "\"tool_version\": \"[^\"]*\"" "\"tool_version\": \"VERSION\"" out "${out}")
+file(READ ${EXPECTED} want)
+if(NOT out STREQUAL want)
+  file(WRITE ${ACTUAL} "${out}")
+  message(FATAL_ERROR "gpuperf ${ARGS}: output differs from ${EXPECTED}; see diff ${EXPECTED} ${ACTUAL}")
+endif()
