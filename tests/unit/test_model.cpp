@@ -76,6 +76,36 @@ TEST_CASE("dependent FFMA chain costs latency x length (4 cycles per FFMA on Vol
   CHECK(Predictor(std::shared_ptr<const Kernel>(kd)).predict(GpuSpec::from_catalog(tables(), "t4")).cycles == doctest::Approx(54.0 * N).epsilon(0.01));
 }
 
+TEST_CASE("a Predictor that outlives a Tables object never returns that table set's costs") {
+  // Defect: the descriptor cache was keyed by the Tables object's address, so a new table set
+  // allocated where a freed one lived got the freed one's costs (a 10x wrong cycle count).
+  namespace fs = std::filesystem;
+  const std::string shipped = std::string(GPUPERF_TEST_DIR) + "/../latency_tables";
+  const fs::path over = fs::temp_directory_path() / "gpuperf_test_stale_desc";
+  fs::remove_all(over);
+  fs::create_directories(over / "arch");
+  {
+    std::ifstream in(shipped + "/arch/sm_70.json");
+    auto j = nlohmann::json::parse(in);
+    j["classes"]["fp32"]["latency_cycles"]["value"] = 40;
+    std::ofstream(over / "arch" / "sm_70.json") << j.dump(1);
+  }
+  const int N = 1000;
+  Predictor p{std::shared_ptr<const Kernel>(synthetic({{"FFMA", "R1", {"R1", "R2", "R3"}}, {"BRA", "", {}}}, N))};
+  bool reused = false;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    auto a = Tables::load({over.string(), shipped});
+    const void* addr = a.get();
+    CHECK(p.predict(GpuSpec::from_catalog(a, "v100")).cycles == doctest::Approx(40.0 * N).epsilon(0.01));
+    a.reset();
+    auto b = Tables::load({shipped});
+    reused |= b.get() == addr;
+    CHECK(p.predict(GpuSpec::from_catalog(b, "v100")).cycles == doctest::Approx(4.0 * N).epsilon(0.01));
+  }
+  MESSAGE("a new table set reused a freed one's address: " << reused);
+  fs::remove_all(over);
+}
+
 TEST_CASE("independent FFMAs are bound by issue and the FP32 pipe, not latency") {
   const int N = 1000;
   auto k = synthetic({{"FFMA", "R1", {"R1", "R9"}}, {"FFMA", "R2", {"R2", "R9"}}, {"FFMA", "R3", {"R3", "R9"}}, {"FFMA", "R4", {"R4", "R9"}}}, N);

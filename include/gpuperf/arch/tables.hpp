@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <initializer_list>
@@ -161,6 +163,7 @@ class Tables {
 
   static std::shared_ptr<const Tables> load(const std::vector<std::string>& search_path) {
     auto t = std::make_shared<Tables>();
+    t->id_ = next_id();
     t->search_path_ = search_path;
     t->load_all();
     return t;
@@ -206,6 +209,9 @@ class Tables {
     throw UnknownGpuError("unknown GPU '" + name_or_alias + "' (known: " + have + "; `gpuperf gpus` lists them)");
   }
   const std::vector<std::string>& search_path() const { return search_path_; }
+  // Identity of this load, unique in the process: caches key by it, never by address (a
+  // freed table set's address can be reused by the next one).
+  std::uint64_t id() const { return id_; }
   const std::vector<TableIssue>& issues() const { return issues_; }
   const std::vector<std::string>& loaded_files() const { return loaded_files_; }
 
@@ -220,6 +226,10 @@ class Tables {
   std::vector<TableIssue> check() const;
 
  private:
+  static std::uint64_t next_id() {
+    static std::atomic<std::uint64_t> n{0};
+    return ++n;
+  }
   std::string search_list() const {
     std::string s;
     for (auto& p : search_path_) s += (s.empty() ? "" : ", ") + p;
@@ -317,6 +327,7 @@ class Tables {
   void resolve_arch(const std::string& name, std::vector<std::string>& stack);
   void load_gpus(const std::string& file);
 
+  std::uint64_t id_ = 0;
   std::vector<std::string> search_path_;
   std::map<std::string, IsaTable> isa_;
   std::map<std::string, std::pair<std::string, json>> arch_raw_;  // name -> (file, json)

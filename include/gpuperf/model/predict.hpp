@@ -525,7 +525,7 @@ class Predictor {
   const KernelAnalysis& analysis() const { return *an_; }
 
   std::shared_ptr<const std::vector<InstrDesc>> descriptors(const GpuSpec& g) const {
-    std::string key = g.arch + "|" + std::to_string(g.alu_latency_scale) + "|" + std::to_string(reinterpret_cast<std::uintptr_t>(g.tables.get()));
+    std::string key = g.arch + "|" + std::to_string(g.alu_latency_scale) + "|" + std::to_string(g.tables->id());
     std::lock_guard<std::mutex> lock(mu_);
     auto it = desc_cache_.find(key);
     if (it != desc_cache_.end()) return it->second;
