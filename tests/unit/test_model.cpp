@@ -326,7 +326,7 @@ TEST_CASE("a streaming kernel is DRAM-bound at the catalog bandwidth") {
 TEST_CASE("global atomics: a one-bin histogram is bound by the L2's serial updates (H100 trace)") {
   // bench/corpus/atomic_kernels.cu hist_global_1bin_1M, first 16 CTAs traced on an H100; measured
   // 769.9 us with CUDA events. The atomic rate curve comes from calibrate/microbench.cu only.
-  Application app = load(std::string(GPUPERF_TEST_DIR) + "/../bench/corpus/h100/atomics/traces/kernel-1.traceg.xz");
+  Application app = load(std::string(GPUPERF_TEST_DIR) + "/data/h100/atomics/kernel-1.traceg.xz");
   REQUIRE(app.kernels.size() == 1);
   auto k = std::make_shared<const Kernel>(app.kernels[0]);
   PredictOptions o;
@@ -349,7 +349,7 @@ TEST_CASE("stores are written back: y = a*x + y moves as many DRAM bytes as c = 
   // bench/corpus/h100/devsample: vecadd and saxpy_gridstride over 16M floats, first 16 CTAs traced.
   // saxpy's store hits the line its own load brought into L2, yet the dirty line still goes back
   // to DRAM; cold, both move 3 x 64 MiB.
-  const std::string dir = std::string(GPUPERF_TEST_DIR) + "/../bench/corpus/h100/devsample/traces/";
+  const std::string dir = std::string(GPUPERF_TEST_DIR) + "/data/h100/devsample/";
   auto g = GpuSpec::from_catalog(tables(), "h100");
   for (auto file : {"kernel-4.traceg.xz", "kernel-5.traceg.xz"}) {
     Application app = load(dir + file);
@@ -373,7 +373,7 @@ TEST_CASE("DRAM latency grows with the warps an SM keeps waiting (measured curve
   CHECK(bound::loaded_latency_excess(*c, 64) > 300);
   // The H100 reduction (bench/corpus reduce_shfl_16M, 64 warps per SM, one load in flight per
   // warp) becomes latency-bound; measured 43.3 us, idle-latency model 28.2 us.
-  Application app = load(std::string(GPUPERF_TEST_DIR) + "/../bench/corpus/h100/corpus/traces/kernel-12.traceg.xz");
+  Application app = load(std::string(GPUPERF_TEST_DIR) + "/data/h100/corpus/kernel-12.traceg.xz");
   auto r = Predictor(std::make_shared<const Kernel>(app.kernels.at(0))).predict(GpuSpec::from_catalog(tables(), "h100"));
   CHECK(r.occupancy.active_warps_per_sm == 64);
   CHECK(r.bottleneck == "latency");
