@@ -4,12 +4,15 @@
 #pragma once
 
 #include <algorithm>
+#include <vector>
 
 #include "gpuperf/arch/gpu_spec.hpp"
 #include "gpuperf/arch/instr_desc.hpp"
 #include "gpuperf/model/analysis.hpp"
+#include "gpuperf/model/bounds.hpp"
 #include "gpuperf/model/memory.hpp"
 #include "gpuperf/model/occupancy.hpp"
+#include "gpuperf/model/prediction.hpp"
 
 namespace gpuperf {
 
@@ -85,5 +88,85 @@ inline PcMemory pc_memory(const StaticInstr& s, const PcStats& p, const InstrDes
 }
 
 }  // namespace detail
+
+inline bool global_like(MemSpace s) {
+  return s == MemSpace::global || s == MemSpace::local || s == MemSpace::generic || s == MemSpace::texture;
+}
+
+// Share of first-touch L2 misses that hit because the previous launch left the data in L2:
+// all when the kernel's distinct bytes fit in L2, none otherwise (a footprint larger than L2,
+// swept in the same order every launch, evicts itself: LRU on a cyclic stream keeps nothing).
+inline double warm_l2_fraction(const KernelAnalysis& an, const GpuSpec& g) {
+  // Distinct bytes: first-touch sectors of the traced stream (scaled to the grid), or every
+  // requested sector when the input has no addresses (an upper bound).
+  const Kernel& k = *an.kernel;
+  double footprint = 0;
+  for (std::size_t i = 0; i < k.program.size(); ++i) {
+    if (!global_like(k.program[i].space)) continue;
+    footprint += 32.0 * (an.pcs[i].has_profile ? static_cast<double>(an.pcs[i].l2_cold) * an.scale : an.pcs[i].sectors);
+  }
+  return footprint <= g.l2_bytes ? 1.0 : 0.0;
+}
+
+// A loaded SM sees a longer DRAM latency: with each resident warp keeping about one request in
+// flight (the measured curve's setup), add what the curve adds over its lightest load.
+inline double loaded_dram_latency(const GpuSpec& g, double warps_per_sm) {
+  double l = g.dram_latency;
+  if (const Curve* c = g.arch_table().curve("dram_line_latency_vs_warps_per_sm"); c && !c->x.empty())
+    l += bound::loaded_latency_excess(*c, warps_per_sm);
+  return l;
+}
+
+// Per-PC memory behaviour on one GPU (`mem`, and `latency`: every instruction's result
+// latency) and the kernel's memory totals.
+inline MemoryStats model_memory(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const GpuSpec& g, const Occupancy& o,
+                                double warm_fraction, double dram_latency, std::vector<PcMemory>& mem, std::vector<double>& latency) {
+  const Kernel& k = *an.kernel;
+  mem.resize(k.program.size());
+  latency.resize(k.program.size());
+  MemoryStats ms;
+  bool assumed = false;
+  double l1_hits_w = 0, l2_hits_w = 0, l1_w = 0, l2_w = 0, lat_w = 0, lat_n = 0;
+  for (std::size_t i = 0; i < k.program.size(); ++i) {
+    const auto& s = k.program[i];
+    const auto& p = an.pcs[i];
+    const PcMemory& m = mem[i] = detail::pc_memory(s, p, desc[i], g.arch_table(), g, o, assumed, warm_fraction, dram_latency);
+    latency[i] = s.space == MemSpace::none ? desc[i].latency : m.latency;
+    if (global_like(s.space)) {
+      if (s.mem_op == MemOp::load) {
+        ms.global_load_requests += p.requests;
+        ms.global_load_sectors += p.sectors;
+        l1_w += p.sectors; l1_hits_w += p.sectors * m.h1;
+        l2_w += p.sectors * (1 - m.h1); l2_hits_w += p.sectors * (1 - m.h1) * m.h2;
+        lat_w += p.requests * m.latency; lat_n += p.requests;
+        ms.dram_read_bytes += m.dram_sectors * 32;
+      } else if (s.mem_op == MemOp::store) {
+        ms.global_store_requests += p.requests;
+        ms.global_store_sectors += p.sectors;
+        ms.dram_write_bytes += m.dram_sectors * 32;
+      } else {
+        ms.atomic_requests += p.requests;
+      }
+      ms.l2_bytes += m.l2_sectors * 32;
+    } else if (s.space == MemSpace::shared) {
+      ms.shared_requests += p.requests;
+      ms.shared_wavefronts += p.wavefronts;
+    }
+  }
+  ms.l1_hit_rate = l1_w > 0 ? l1_hits_w / l1_w : 0;
+  ms.l2_hit_rate = l2_w > 0 ? l2_hits_w / l2_w : 0;
+  ms.avg_load_latency = lat_n > 0 ? lat_w / lat_n : 0;
+  ms.hit_rates_assumed = assumed;
+  return ms;
+}
+
+// Whole-kernel bounds from the memory totals: DRAM and L2 bandwidth, and the L2's atomic units.
+inline void add_memory_bounds(Bounds& b, const MemoryStats& ms, const AtomicProfile& at, const GpuSpec& g, double dram_gbs) {
+  b.dram = bound::bandwidth(ms.dram_read_bytes + ms.dram_write_bytes, dram_gbs, g.sm_clock_mhz);
+  b.l2 = bound::bandwidth(ms.l2_bytes, g.l2_bandwidth_gbs, g.sm_clock_mhz);
+  const ArchTable& a = g.arch_table();
+  if (const Curve* rate = a.curve("global_atomic_ops_per_cycle_vs_addresses"); rate && at.present())
+    b.atomics = bound::atomics(at.ops_int, at.ops_float, at.effective_words, at.hot_updates, *rate, a.curve("global_atomic_f32_ops_per_cycle_vs_addresses"));
+}
 
 }  // namespace gpuperf
