@@ -91,11 +91,11 @@ inline KernelReport identify(const Kernel& k, const GpuSpec& g) {
   KernelReport rep;
   rep.name = k.launch.name;
   rep.launch_id = k.launch.id;
-  rep.input_format = to_string(k.format);
+  rep.input_format = k.format;
   rep.gpu = g.name;
   rep.arch = g.arch;
   rep.sm_clock_mhz = g.sm_clock_mhz;
-  rep.warnings = k.warnings;
+  for (auto& w : k.warnings) rep.warnings.push_back({WarningCode::input, {w}});
   return rep;
 }
 
@@ -105,24 +105,23 @@ inline void check_instructions(const KernelAnalysis& an, const std::vector<Instr
   const Kernel& k = *an.kernel;
   const ArchTable& a = g.arch_table();
   if (k.launch.sm_version && static_cast<int>(k.launch.sm_version / 10) != a.sm_version / 10)
-    rep.warnings.push_back("trace was compiled for sm_" + std::to_string(k.launch.sm_version) + " and is predicted on " + g.arch +
-                           " (" + g.name + "): SASS of another architecture; costs are looked up by opcode class");
+    rep.warnings.push_back({WarningCode::other_arch_sass, {std::to_string(k.launch.sm_version), g.arch, g.name}});
   for (std::size_t i = 0; i < desc.size(); ++i) {
     if (desc[i].unknown) rep.unknown_opcodes[k.program[i].opcode]++;
     if (desc[i].unsupported && an.pcs[i].warp_exec > 0)
-      rep.warnings.push_back("opcode " + k.program[i].opcode + " uses class '" + desc[i].op_class + "', which " + g.arch + " does not support; a generic cost was used");
+      rep.warnings.push_back({WarningCode::unsupported_class, {k.program[i].opcode, desc[i].op_class, g.arch}});
   }
   if (!rep.unknown_opcodes.empty()) {
     std::string list;
     for (auto& [op, n] : rep.unknown_opcodes) list += (list.empty() ? "" : ", ") + op;
-    rep.warnings.push_back(std::to_string(rep.unknown_opcodes.size()) + " unknown opcode(s) classified by prefix: " + list);
+    rep.warnings.push_back({WarningCode::unknown_opcodes, {std::to_string(rep.unknown_opcodes.size()), list}});
   }
 }
 
 // Occupancy of the launch; a launch that cannot fit on an SM is an error.
-inline Occupancy launch_occupancy(const Kernel& k, const GpuSpec& g, const PredictOptions& opt, std::vector<std::string>& warnings) {
+inline Occupancy launch_occupancy(const Kernel& k, const GpuSpec& g, const PredictOptions& opt, std::vector<Warning>& warnings) {
   Occupancy o = compute_occupancy(k.launch, g.arch_table(), opt.shared_carveout_kib);
-  if (o.registers_assumed) warnings.push_back("register count unknown; 32 registers per thread assumed for occupancy");
+  if (o.registers_assumed) warnings.push_back({WarningCode::registers_assumed, {}});
   if (o.blocks_per_sm <= 0)
     throw ModelError("kernel " + k.launch.name + " cannot launch on " + g.name + ": " + std::to_string(k.launch.block.count()) + " threads, " +
                      std::to_string(o.registers_per_thread) + " registers and " +
@@ -130,19 +129,16 @@ inline Occupancy launch_occupancy(const Kernel& k, const GpuSpec& g, const Predi
   return o;
 }
 
-inline void describe_hit_rates(MemoryStats& ms, std::vector<std::string>& warnings) {
-  ms.hit_rate_basis = ms.hit_rates_assumed ? "assumed: the input has no addresses (every requested sector is fetched once from DRAM, except sectors shared by loads with the same base register)"
-                                           : "reuse distances of the traced addresses (L1 per CTA, L2 over the traced grid)";
-  if (ms.hit_rates_assumed && (ms.global_load_requests + ms.global_store_requests) > 0)
-    warnings.push_back("cache hit rates assumed (no addresses in the input); the time range shows all-hit and all-miss extremes");
+inline void warn_assumed_hit_rates(const MemoryStats& ms, std::vector<Warning>& warnings) {
+  if (ms.hit_rates_assumed && (ms.global_load_requests + ms.global_store_requests) > 0) warnings.push_back({WarningCode::hit_rates_assumed, {}});
 }
 
 // Simulation when the input has per-warp streams (or on request, when it can).
-inline bool use_simulation(const KernelAnalysis& an, const PredictOptions& opt, std::vector<std::string>& warnings) {
+inline bool use_simulation(const KernelAnalysis& an, const PredictOptions& opt, std::vector<Warning>& warnings) {
   bool can_sim = an.dynamic && !an.ctas.empty();
   bool sim = opt.mode == ModelMode::simulation || (opt.mode == ModelMode::automatic && can_sim);
   if (opt.mode == ModelMode::simulation && !can_sim) {
-    warnings.push_back("simulation needs per-warp instruction streams; this input has counts only, so bounds mode was used");
+    warnings.push_back({WarningCode::counts_only_input, {}});
     sim = false;
   }
   return sim;
@@ -222,10 +218,10 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   const double warm_fraction = opt.warm_l2 ? warm_l2_fraction(an, g) : 0;
   const double dram_latency = loaded_dram_latency(g, rep.occupancy.active_warps_per_sm);
   rep.memory = model_memory(an, *desc, g, rep.occupancy, warm_fraction, dram_latency, rm.mem, rm.latency);
-  detail::describe_hit_rates(rep.memory, rep.warnings);
+  detail::warn_assumed_hit_rates(rep.memory, rep.warnings);
   // Rounds of CTAs on the busiest SM, simulated or bounded.
   const bool sim = detail::use_simulation(an, opt, rep.warnings);
-  rep.mode = sim ? "simulation" : "bounds";
+  rep.mode = sim ? Mode::simulation : Mode::bounds;
   const Waves w = place_rounds(static_cast<double>(k.launch.grid.count()), g.sms, rep.occupancy.blocks_per_sm);
   rep.grid_ctas = w.grid;
   rep.ctas_per_sm = w.per_sm;
@@ -235,8 +231,7 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   if (sim) {
     rep.simulated_ctas = w.round_ctas() + (w.has_tail() ? w.tail : 0);
     if (an.ctas.size() < static_cast<std::size_t>(rep.occupancy.blocks_per_sm) && an.ctas.size() < w.per_sm)
-      rep.warnings.push_back("trace holds " + std::to_string(an.ctas.size()) + " CTA(s); the simulated SM replays them to fill " +
-                             std::to_string(rep.occupancy.blocks_per_sm) + " resident CTAs");
+      rep.warnings.push_back({WarningCode::ctas_replayed, {std::to_string(an.ctas.size()), std::to_string(rep.occupancy.blocks_per_sm)}});
   }
   // The kernel: rounds on the busiest SM, bounded by L2, DRAM and the L2's atomic units.
   const double sm = sm_cycles(w, rounds.full.cycles, rounds.tail.cycles);
@@ -246,7 +241,13 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   rep.cycles = std::max({sm, rep.bounds.dram, rep.bounds.l2, rep.bounds.atomics});
   rep.launch_overhead_us = g.launch_overhead_us;
   rep.time_us = g.cycles_to_us(rep.cycles) + g.launch_overhead_us;
-  classify_bottleneck(rep, sm, w, rounds.tail.cycles, an.atomics, g);
+  const BottleneckCall why = classify_bottleneck(rep.bounds, rep.cycles, sm, rep.occupancy, w, rounds.tail.cycles, g);
+  rep.bottleneck = why.kind;
+  rep.under_launch = why.under_launch;
+  rep.grid_underfills = why.grid_underfills;
+  rep.sms = g.sms;
+  rep.atomic_updates = an.atomics.updates;
+  rep.atomic_words = an.atomics.effective_words;
   // Instructions, IPC, the roofline, stalls per PC and the uncertainty range.
   for (auto& p : an.pcs) { rep.warp_instructions += p.warp_exec; rep.thread_instructions += p.thread_exec; }
   rep.ipc = rep.cycles > 0 ? rep.warp_instructions / (rep.cycles * std::min<double>(g.sms, w.grid)) : 0;

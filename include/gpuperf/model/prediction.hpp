@@ -1,5 +1,6 @@
-// What the model returns for one kernel on one GPU: numbers and the model's own notes. The
-// views in report/ print it; the model never includes report/.
+// What the model returns for one kernel on one GPU: numbers, enums and warning codes with
+// their arguments. The text for people (bottleneck detail, warnings, hit-rate basis) is
+// written by report/explain.hpp; the model never includes report/.
 #pragma once
 
 #include <cstdint>
@@ -8,9 +9,37 @@
 #include <string>
 #include <vector>
 
+#include "gpuperf/arch/instr_desc.hpp"
 #include "gpuperf/model/occupancy.hpp"
+#include "gpuperf/trace/ir.hpp"
 
 namespace gpuperf {
+
+enum class Mode : std::uint8_t { simulation, bounds };
+
+// What sets the kernel's time. The first five are a round's bounds; occupancy and tail refine
+// latency; launch: the launch overhead exceeds the kernel body.
+enum class Bottleneck : std::uint8_t { issue, functional_unit, latency, shared_memory, l1, l2, dram, atomics, occupancy, tail, launch };
+
+// What bounds the roofline's attainable rate.
+enum class RooflineBound : std::uint8_t { no_flops, dram, compute };
+
+enum class WarningCode : std::uint8_t {
+  input,              // a reader's warning: {text}
+  other_arch_sass,    // {sm_version, arch, gpu}
+  unsupported_class,  // {opcode, class, arch}
+  unknown_opcodes,    // {count, comma-separated opcodes}
+  registers_assumed,  // {}
+  hit_rates_assumed,  // {}
+  counts_only_input,  // simulation requested on counts: {}
+  ctas_replayed,      // {traced CTAs, resident CTAs}
+};
+
+struct Warning {
+  WarningCode code = WarningCode::input;
+  std::vector<std::string> args;
+  bool operator==(const Warning& o) const { return code == o.code && args == o.args; }
+};
 
 // Cycles lost by an instruction before it issued, by cause.
 struct StallBreakdown {
@@ -67,8 +96,8 @@ struct Roofline {
   double dram_gbs = 0, l2_gbs = 0;
   double attainable_gflops = 0;
   double achieved_gflops = 0;                 // predicted FLOPs / predicted time
-  std::string bound;                          // "compute (fp32)", "DRAM bandwidth", ...
-  std::string precision;                      // dominant precision
+  RooflineBound bound = RooflineBound::no_flops;
+  Precision precision = Precision::none;      // dominant precision
   double total_flops() const { return flops_fp16 + flops_fp32 + flops_fp64 + flops_tensor; }
 };
 
@@ -78,7 +107,6 @@ struct MemoryStats {
   double shared_requests = 0, shared_wavefronts = 0;
   double l1_hit_rate = 0, l2_hit_rate = 0;
   bool hit_rates_assumed = false;            // no addresses in the input
-  std::string hit_rate_basis;                // how they were obtained
   double dram_read_bytes = 0, dram_write_bytes = 0, l2_bytes = 0;
   double avg_load_latency = 0;               // cycles
 };
@@ -86,16 +114,19 @@ struct MemoryStats {
 struct KernelReport {
   std::string name;
   std::uint32_t launch_id = 0;
-  std::string input_format;
+  SourceFormat input_format = SourceFormat::unknown;
   std::string gpu, arch;
-  std::string mode;             // "simulation" or "bounds"
+  Mode mode = Mode::bounds;
   double sm_clock_mhz = 0;
   double time_us = 0;           // predicted, launch overhead included
   double cycles = 0;            // SM cycles of the kernel body
   double launch_overhead_us = 0;
   double time_low_us = 0, time_high_us = 0;  // uncertainty range
-  std::string bottleneck;       // latency, issue, functional_unit, shared_memory, l1, l2, dram, occupancy, tail, launch
-  std::string bottleneck_detail;
+  Bottleneck bottleneck = Bottleneck::latency;
+  Bottleneck under_launch = Bottleneck::latency;  // what launch hides (bottleneck == launch)
+  bool grid_underfills = false;                   // latency-bound with fewer CTAs than SMs
+  int sms = 0;                                    // of the GPU predicted on
+  double atomic_updates = 0, atomic_words = 0;    // of the atomics bound (grid-scaled)
   Bounds bounds;
   Occupancy occupancy;
   double grid_ctas = 0, ctas_per_sm = 0, waves = 0, tail_ctas = 0;
@@ -107,7 +138,7 @@ struct KernelReport {
   StallBreakdown stalls;        // summed over the grid
   std::vector<PerPcRow> per_pc;
   std::map<std::string, std::uint64_t> unknown_opcodes;  // opcode -> static count
-  std::vector<std::string> warnings;
+  std::vector<Warning> warnings;
   std::optional<double> measured_time_us;  // attached by views for comparison; never a model input
 };
 

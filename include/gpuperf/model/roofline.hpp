@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <string>
-#include <utility>
 #include <vector>
 
 #include "gpuperf/arch/gpu_spec.hpp"
@@ -50,12 +48,26 @@ inline double tensor_peak_gflops(const ArchTable& a, const GpuSpec& g) {
   return g.sms * g.sm_clock_mhz * 1e-3 * S * rate * 2;
 }
 
-inline double peak_gflops(const std::string& precision, const ArchTable& a, const GpuSpec& g) {
-  if (precision == "fp32") return class_peak_gflops(a, g, "fp32", 2);
-  if (precision == "fp64") return class_peak_gflops(a, g, "fp64", 2);
-  if (precision == "fp16") return class_peak_gflops(a, g, "fp16", 4);
-  if (precision == "tensor") return tensor_peak_gflops(a, g);
-  return 0;
+inline double peak_gflops(Precision precision, const ArchTable& a, const GpuSpec& g) {
+  switch (precision) {
+    case Precision::fp32: return class_peak_gflops(a, g, "fp32", 2);
+    case Precision::fp64: return class_peak_gflops(a, g, "fp64", 2);
+    case Precision::fp16: return class_peak_gflops(a, g, "fp16", 4);
+    case Precision::tensor: return tensor_peak_gflops(a, g);
+    default: return 0;
+  }
+}
+
+// The precision with the most FLOPs; ties go to the name that sorts last (tensor, fp64, fp32,
+// fp16), as the report has always broken them.
+inline Precision dominant_precision(const Roofline& R) {
+  struct Candidate { double flops; int tie_rank; Precision p; };
+  const Candidate c[] = {{R.flops_fp16, 0, Precision::fp16}, {R.flops_fp32, 1, Precision::fp32}, {R.flops_fp64, 2, Precision::fp64},
+                         {R.flops_tensor, 3, Precision::tensor}};
+  const Candidate* best = &c[0];
+  for (const auto& x : c)
+    if (x.flops > best->flops || (x.flops == best->flops && x.tie_rank > best->tie_rank)) best = &x;
+  return R.total_flops() > 0 ? best->p : Precision::none;
 }
 
 inline Roofline roofline(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const MemoryStats& ms, const GpuSpec& g,
@@ -69,9 +81,7 @@ inline Roofline roofline(const KernelAnalysis& an, const std::vector<InstrDesc>&
   R.ai_l1 = R.bytes_l1 > 0 ? F / R.bytes_l1 : 0;
   R.ai_l2 = R.bytes_l2 > 0 ? F / R.bytes_l2 : 0;
   R.ai_dram = R.bytes_dram > 0 ? F / R.bytes_dram : 0;
-  std::vector<std::pair<double, std::string>> prec = {{R.flops_fp32, "fp32"}, {R.flops_fp64, "fp64"}, {R.flops_fp16, "fp16"}, {R.flops_tensor, "tensor"}};
-  auto dom = *std::max_element(prec.begin(), prec.end());
-  R.precision = F > 0 ? dom.second : "none";
+  R.precision = dominant_precision(R);
   R.peak_gflops = peak_gflops(R.precision, g.arch_table(), g);
   R.dram_gbs = dram_gbs;
   R.l2_gbs = g.l2_bandwidth_gbs;
@@ -79,9 +89,9 @@ inline Roofline roofline(const KernelAnalysis& an, const std::vector<InstrDesc>&
   if (F > 0) {
     double mem_roof = R.ai_dram > 0 ? R.ai_dram * dram_gbs : std::numeric_limits<double>::infinity();
     R.attainable_gflops = std::min(R.peak_gflops, mem_roof);
-    R.bound = mem_roof < R.peak_gflops ? "DRAM bandwidth" : "compute (" + R.precision + ")";
+    R.bound = mem_roof < R.peak_gflops ? RooflineBound::dram : RooflineBound::compute;
   } else {
-    R.bound = "no floating-point work";
+    R.bound = RooflineBound::no_flops;
   }
   return R;
 }
