@@ -150,7 +150,7 @@ struct Rounds {
 
 // The round and the tail round in the chosen mode; a simulation reports the bounds of counts.
 inline Rounds run_rounds(const RoundModel& rm, const GpuSpec& g, const Occupancy& o, const Waves& w, bool sim) {
-  auto run = [&](int ctas) { return sim ? simulate_round(rm, g, o, ctas) : bounds_round(rm, g, o, ctas); };
+  auto run = [&](int ctas) { return sim ? simulate_round(rm, g, ctas) : bounds_round(rm, g, o, ctas); };
   Rounds r;
   r.full = run(w.round_ctas());
   if (w.has_tail()) r.tail = run(static_cast<int>(w.tail));
