@@ -2,6 +2,7 @@
 #pragma once
 
 #include "gpuperf/arch/gpu_spec.hpp"
+#include "gpuperf/model/assumptions.hpp"
 #include "gpuperf/model/occupancy.hpp"
 #include "gpuperf/model/prediction.hpp"
 #include "gpuperf/model/waves.hpp"
@@ -37,8 +38,8 @@ inline BottleneckCall classify_bottleneck(const Bounds& B, double cycles, double
   else if (cycles == B.atomics && B.atomics >= sm_cycles) b = Bottleneck::atomics;
   else {
     b = round_bottleneck(B);
-    if (b == Bottleneck::latency && o.occupancy < 0.5 && w.per_sm >= o.blocks_per_sm) b = Bottleneck::occupancy;
-    if (w.full <= 1 && w.tail > 0 && tail_cycles > 0.3 * sm_cycles) b = Bottleneck::tail;
+    if (b == Bottleneck::latency && o.occupancy < assume::low_occupancy && w.per_sm >= o.blocks_per_sm) b = Bottleneck::occupancy;
+    if (w.full <= 1 && w.tail > 0 && tail_cycles > assume::tail_share * sm_cycles) b = Bottleneck::tail;
     c.grid_underfills = b == Bottleneck::latency && w.per_sm < o.blocks_per_sm && w.grid < g.sms;
   }
   if (g.cycles_to_us(cycles) < g.launch_overhead_us) { c.under_launch = b; b = Bottleneck::launch; }

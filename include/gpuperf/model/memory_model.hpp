@@ -8,6 +8,7 @@
 
 #include "gpuperf/arch/gpu_spec.hpp"
 #include "gpuperf/arch/instr_desc.hpp"
+#include "gpuperf/model/assumptions.hpp"
 #include "gpuperf/model/analysis.hpp"
 #include "gpuperf/model/bounds.hpp"
 #include "gpuperf/model/memory.hpp"
@@ -41,7 +42,7 @@ inline PcMemory pc_memory(const StaticInstr& s, const PcStats& p, const InstrDes
     double ways = p.requests > 0 ? p.wavefronts / p.requests : 1;
     double lat = (d.mem_op == MemOp::atomic || d.mem_op == MemOp::reduction) && a.memory.count("shared_atomic_latency_cycles")
                      ? a.mem("shared_atomic_latency_cycles") : g.shared_latency;
-    m.latency = lat + 2.0 * std::max(0.0, ways - 1);  // each extra bank pass: one more wavefront (estimated 2 cycles)
+    m.latency = lat + assume::bank_pass_cycles * std::max(0.0, ways - 1);  // each extra bank pass: one more wavefront
     return m;
   }
   if (s.space == MemSpace::constant) { m.latency = d.latency; return m; }
@@ -62,7 +63,7 @@ inline PcMemory pc_memory(const StaticInstr& s, const PcStats& p, const InstrDes
     else {
       m.h2 = warm_fraction;  // every requested sector is a first touch: warm data hit
       double h1 = 0;
-      if (p.load_group >= 0 && p.sectors > 0) h1 = std::clamp(1.0 - p.group_footprint_sectors / p.sectors, 0.0, 0.95);
+      if (p.load_group >= 0 && p.sectors > 0) h1 = std::clamp(1.0 - p.group_footprint_sectors / p.sectors, 0.0, assume::max_assumed_l1_hit);
       m.h1 = h1;
     }
   }
@@ -103,7 +104,7 @@ inline double warm_l2_fraction(const KernelAnalysis& an, const GpuSpec& g) {
   double footprint = 0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     if (!global_like(k.program[i].space)) continue;
-    footprint += 32.0 * (an.pcs[i].has_profile ? static_cast<double>(an.pcs[i].l2_cold) * an.scale : an.pcs[i].sectors);
+    footprint += assume::sector_bytes * (an.pcs[i].has_profile ? static_cast<double>(an.pcs[i].l2_cold) * an.scale : an.pcs[i].sectors);
   }
   return footprint <= g.l2_bytes ? 1.0 : 0.0;
 }
@@ -139,15 +140,15 @@ inline MemoryStats model_memory(const KernelAnalysis& an, const std::vector<Inst
         l1_w += p.sectors; l1_hits_w += p.sectors * m.h1;
         l2_w += p.sectors * (1 - m.h1); l2_hits_w += p.sectors * (1 - m.h1) * m.h2;
         lat_w += p.requests * m.latency; lat_n += p.requests;
-        ms.dram_read_bytes += m.dram_sectors * 32;
+        ms.dram_read_bytes += m.dram_sectors * assume::sector_bytes;
       } else if (s.mem_op == MemOp::store) {
         ms.global_store_requests += p.requests;
         ms.global_store_sectors += p.sectors;
-        ms.dram_write_bytes += m.dram_sectors * 32;
+        ms.dram_write_bytes += m.dram_sectors * assume::sector_bytes;
       } else {
         ms.atomic_requests += p.requests;
       }
-      ms.l2_bytes += m.l2_sectors * 32;
+      ms.l2_bytes += m.l2_sectors * assume::sector_bytes;
     } else if (s.space == MemSpace::shared) {
       ms.shared_requests += p.requests;
       ms.shared_wavefronts += p.wavefronts;

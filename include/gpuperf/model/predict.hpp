@@ -21,6 +21,7 @@
 
 #include "gpuperf/arch/gpu_spec.hpp"
 #include "gpuperf/arch/instr_desc.hpp"
+#include "gpuperf/model/assumptions.hpp"
 #include "gpuperf/model/analysis.hpp"
 #include "gpuperf/model/bottleneck.hpp"
 #include "gpuperf/model/bounds.hpp"
@@ -184,21 +185,21 @@ inline void attribute_stalls(const RoundModel& rm, const Rounds& rounds, const W
   std::sort(rep.per_pc.begin(), rep.per_pc.end(), [](const PerPcRow& x, const PerPcRow& y) { return x.pc < y.pc; });
 }
 
-// Uncertainty: assumed hit rates span all-hit to all-miss; sampled inputs get +-15 %.
+// Uncertainty: assumed hit rates span all-hit to all-miss; sampled inputs get a fixed range.
 inline void time_range(const Kernel& k, const KernelAnalysis& an, const GpuSpec& g, double sm_cycles, double dram_gbs, KernelReport& rep) {
   const auto& ms = rep.memory;
   rep.time_low_us = rep.time_us;
   rep.time_high_us = rep.time_us;
   if (ms.hit_rates_assumed && ms.dram_read_bytes + ms.dram_write_bytes + ms.l2_bytes > 0) {
-    double all_miss_bytes = (ms.global_load_sectors + ms.global_store_sectors) * 32;
+    double all_miss_bytes = (ms.global_load_sectors + ms.global_store_sectors) * assume::sector_bytes;
     double hi = std::max({sm_cycles, bound::bandwidth(all_miss_bytes, dram_gbs, g.sm_clock_mhz), rep.bounds.l2});
-    double lo = std::max(sm_cycles * 0.8, bound::bandwidth(ms.dram_write_bytes, dram_gbs, g.sm_clock_mhz));
+    double lo = std::max(sm_cycles * assume::all_hit_sm_factor, bound::bandwidth(ms.dram_write_bytes, dram_gbs, g.sm_clock_mhz));
     rep.time_low_us = std::min(rep.time_us, g.cycles_to_us(lo) + g.launch_overhead_us);
     rep.time_high_us = std::max(rep.time_us, g.cycles_to_us(hi) + g.launch_overhead_us);
   }
   if (k.representative_cta || (an.dynamic && k.traced_ctas < rep.grid_ctas)) {
-    rep.time_low_us = std::min(rep.time_low_us, rep.time_us * 0.85);
-    rep.time_high_us = std::max(rep.time_high_us, rep.time_us * 1.15);
+    rep.time_low_us = std::min(rep.time_low_us, rep.time_us * assume::sampled_low);
+    rep.time_high_us = std::max(rep.time_high_us, rep.time_us * assume::sampled_high);
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "gpuperf/arch/gpu_spec.hpp"
 #include "gpuperf/arch/instr_desc.hpp"
+#include "gpuperf/model/assumptions.hpp"
 #include "gpuperf/model/analysis.hpp"
 #include "gpuperf/model/prediction.hpp"
 
@@ -74,7 +75,7 @@ inline Roofline roofline(const KernelAnalysis& an, const std::vector<InstrDesc>&
                          double dram_gbs, double time_us) {
   Roofline R;
   count_flops(an, desc, R);
-  R.bytes_l1 = (ms.global_load_sectors + ms.global_store_sectors) * 32 + ms.shared_wavefronts * 128;
+  R.bytes_l1 = (ms.global_load_sectors + ms.global_store_sectors) * assume::sector_bytes + ms.shared_wavefronts * assume::shared_wavefront_bytes;
   R.bytes_l2 = ms.l2_bytes;
   R.bytes_dram = ms.dram_read_bytes + ms.dram_write_bytes;
   double F = R.total_flops();

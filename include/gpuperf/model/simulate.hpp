@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpuperf/arch/gpu_spec.hpp"
+#include "gpuperf/model/assumptions.hpp"
 #include "gpuperf/model/round.hpp"
 
 namespace gpuperf {
@@ -112,7 +113,7 @@ class SmSimulator {
     smsp_free_.assign(static_cast<std::size_t>(S_), 0);
     mio_.rate = a.memory.count("l1_wavefronts_per_cycle") ? a.mem("l1_wavefronts_per_cycle") : 1;
     bar_.latency = a.classes.count("barrier") && a.classes.at("barrier").present && !a.classes.at("barrier").unsupported
-                       ? a.classes.at("barrier").latency.value : 20;
+                       ? a.classes.at("barrier").latency.value : assume::default_barrier_cycles;
   }
 
   RoundResult run() {

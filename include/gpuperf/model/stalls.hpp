@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpuperf/arch/instr_desc.hpp"
+#include "gpuperf/model/assumptions.hpp"
 #include "gpuperf/model/analysis.hpp"
 
 namespace gpuperf {
@@ -67,15 +68,15 @@ class StaticStalls {
   }
   static bool in_mask(unsigned mask, unsigned barrier) { return barrier < 6 && (mask >> barrier) & 1; }
 
-  // The latest producer that sets a barrier in `mask`: its latency (8 cycles for a read
-  // barrier) less the cycles issued since.
+  // The latest producer that sets a barrier in `mask`: its latency (a read barrier's is
+  // assumed) less the cycles issued since.
   void barrier_wait(int i, unsigned mask, double& wait, bool& mem) const {
     double dist = 0;
-    loops_.walk_back(i, 256, [&](int j) {
+    loops_.walk_back(i, assume::barrier_walk_limit, [&](int j) {
       const auto& p = k_.program[an_.order[j]];
       dist += gap(j);
       if (in_mask(mask, p.control.write_barrier) || in_mask(mask, p.control.read_barrier)) {
-        double l = in_mask(mask, p.control.write_barrier) ? lat_[an_.order[j]] : 8.0;
+        double l = in_mask(mask, p.control.write_barrier) ? lat_[an_.order[j]] : assume::read_barrier_cycles;
         if (l - dist > wait) { wait = l - dist; mem = desc_[an_.order[j]].space != MemSpace::none; }
       }
       return true;
@@ -85,7 +86,7 @@ class StaticStalls {
   // The nearest earlier writer of register r: its latency less the cycles issued since.
   void register_wait(int i, std::uint16_t r, double& wait, bool& mem) const {
     double dist = 0;
-    loops_.walk_back(i, 64, [&](int j) {
+    loops_.walk_back(i, assume::register_walk_limit, [&](int j) {
       const auto& p = k_.program[an_.order[j]];
       if (std::find(p.dst.begin(), p.dst.end(), r) != p.dst.end()) {
         double l = lat_[an_.order[j]] - dist - 1;
