@@ -79,6 +79,13 @@ PYBIND11_MODULE(_core, m) {
       .def_static("from_catalog", [](std::shared_ptr<Tables> t, const std::string& n) { return GpuSpec::from_catalog(t, n); })
       .def("set", &GpuSpec::set)
       .def_static("knobs", &GpuSpec::knobs)
+      .def_static("knob_table", [] {
+        std::vector<py::dict> out;
+        for (auto& k : knob_registry())
+          out.push_back(py::dict(py::arg("name") = k.name, py::arg("unit") = k.unit, py::arg("min") = k.min,
+                                 py::arg("min_exclusive") = k.min_exclusive, py::arg("max") = k.max, py::arg("help") = k.help));
+        return out;
+      })
       .def("copy", [](const GpuSpec& g) { return g; })
       .def_readonly("name", &GpuSpec::name)
       .def_readonly("arch", &GpuSpec::arch)

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -11,6 +13,15 @@
 #include "gpuperf/arch/tables.hpp"
 
 namespace gpuperf {
+
+namespace detail {
+// A range bound as people write it: 0, 1, 0.001.
+inline std::string knob_number(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", x);
+  return b;
+}
+}  // namespace detail
 
 struct GpuSpec {
   std::string name;            // catalog name, or a user label
@@ -51,36 +62,67 @@ struct GpuSpec {
     return s;
   }
 
-  // Names accepted by set(): the what-if knobs.
-  static const std::vector<std::string>& knobs() {
-    static const std::vector<std::string> k = {"sm_clock_mhz", "sms", "dram_bandwidth_gbs", "dram_efficiency", "l2_mb", "l2_bandwidth_gbs",
-                                               "l1_hit_latency", "l2_hit_latency", "dram_latency", "shared_latency", "launch_overhead_us",
-                                               "alu_latency_scale"};
-    return k;
-  }
-
-  void set(const std::string& key, double v) {
-    auto positive = [&](double lo) {
-      if (!(v >= lo) || std::isinf(v)) throw ArgumentError("--set " + key + "=" + std::to_string(v) + ": value must be >= " + std::to_string(lo));
-    };
-    if (key == "sm_clock_mhz") { positive(1); sm_clock_mhz = v; }
-    else if (key == "sms") { positive(1); sms = static_cast<int>(v); }
-    else if (key == "dram_bandwidth_gbs") { positive(1e-3); dram_bandwidth_gbs = v; }
-    else if (key == "dram_efficiency") { if (!(v > 0 && v <= 1)) throw ArgumentError("--set dram_efficiency must be in (0, 1]"); dram_efficiency = v; }
-    else if (key == "l2_mb") { positive(0); l2_bytes = v * 1024.0 * 1024.0; }
-    else if (key == "l2_bandwidth_gbs") { positive(1e-3); l2_bandwidth_gbs = v; }
-    else if (key == "l1_hit_latency") { positive(1); l1_hit_latency = v; }
-    else if (key == "l2_hit_latency") { positive(1); l2_hit_latency = v; }
-    else if (key == "dram_latency") { positive(1); dram_latency = v; }
-    else if (key == "shared_latency") { positive(1); shared_latency = v; }
-    else if (key == "launch_overhead_us") { positive(0); launch_overhead_us = v; }
-    else if (key == "alu_latency_scale") { positive(1e-3); alu_latency_scale = v; }
-    else {
-      std::string all;
-      for (auto& k : knobs()) all += (all.empty() ? "" : ", ") + k;
-      throw ArgumentError("unknown GPU setting '" + key + "' (known: " + all + ")");
-    }
-  }
+  // Names accepted by set(): the what-if knobs, in the registry's order.
+  static const std::vector<std::string>& knobs();
+  // Sets a what-if knob (see knob_registry()); throws ArgumentError outside its range.
+  void set(const std::string& key, double v);
 };
+
+// The what-if knobs: the one list that GpuSpec::set, the CLI's --set, Python's what_if() and
+// sweep() and the documentation read. A new knob is one line here.
+struct Knob {
+  const char* name;
+  const char* unit;
+  double min;              // smallest accepted value (exclusive when min_exclusive)
+  bool min_exclusive;
+  double max;              // largest accepted value (inf: none)
+  const char* help;
+  void (*apply)(GpuSpec&, double);
+};
+
+inline const std::vector<Knob>& knob_registry() {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  static const std::vector<Knob> k = {
+      {"sm_clock_mhz", "MHz", 1, false, inf, "SM clock the cycles are converted with", [](GpuSpec& g, double v) { g.sm_clock_mhz = v; }},
+      {"sms", "SMs", 1, false, inf, "number of SMs", [](GpuSpec& g, double v) { g.sms = static_cast<int>(v); }},
+      {"dram_bandwidth_gbs", "GB/s", 1e-3, false, inf, "DRAM bandwidth (theoretical)", [](GpuSpec& g, double v) { g.dram_bandwidth_gbs = v; }},
+      {"dram_efficiency", "fraction", 0, true, 1, "share of the DRAM bandwidth a streaming kernel reaches", [](GpuSpec& g, double v) { g.dram_efficiency = v; }},
+      {"l2_mb", "MiB", 0, false, inf, "L2 capacity", [](GpuSpec& g, double v) { g.l2_bytes = v * 1024.0 * 1024.0; }},
+      {"l2_bandwidth_gbs", "GB/s", 1e-3, false, inf, "L2 bandwidth", [](GpuSpec& g, double v) { g.l2_bandwidth_gbs = v; }},
+      {"l1_hit_latency", "cycles", 1, false, inf, "L1 hit latency", [](GpuSpec& g, double v) { g.l1_hit_latency = v; }},
+      {"l2_hit_latency", "cycles", 1, false, inf, "L2 hit latency", [](GpuSpec& g, double v) { g.l2_hit_latency = v; }},
+      {"dram_latency", "cycles", 1, false, inf, "DRAM latency of an idle SM", [](GpuSpec& g, double v) { g.dram_latency = v; }},
+      {"shared_latency", "cycles", 1, false, inf, "shared-memory load latency", [](GpuSpec& g, double v) { g.shared_latency = v; }},
+      {"launch_overhead_us", "us", 0, false, inf, "time added to every launch", [](GpuSpec& g, double v) { g.launch_overhead_us = v; }},
+      {"alu_latency_scale", "factor", 1e-3, false, inf, "scales every ALU class latency", [](GpuSpec& g, double v) { g.alu_latency_scale = v; }},
+  };
+  return k;
+}
+
+inline const std::vector<std::string>& GpuSpec::knobs() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (auto& k : knob_registry()) n.push_back(k.name);
+    return n;
+  }();
+  return names;
+}
+
+inline void GpuSpec::set(const std::string& key, double v) {
+  for (auto& k : knob_registry()) {
+    if (key != k.name) continue;
+    if (k.min_exclusive || k.max < std::numeric_limits<double>::infinity()) {
+      if (!((k.min_exclusive ? v > k.min : v >= k.min) && v <= k.max))
+        throw ArgumentError("--set " + key + " must be in " + (k.min_exclusive ? "(" : "[") + detail::knob_number(k.min) + ", " + detail::knob_number(k.max) + "]");
+    } else if (!(v >= k.min) || std::isinf(v)) {
+      throw ArgumentError("--set " + key + "=" + std::to_string(v) + ": value must be >= " + std::to_string(k.min));
+    }
+    k.apply(*this, v);
+    return;
+  }
+  std::string all;
+  for (auto& n : knobs()) all += (all.empty() ? "" : ", ") + n;
+  throw ArgumentError("unknown GPU setting '" + key + "' (known: " + all + ")");
+}
 
 }  // namespace gpuperf
