@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
     auto report = s.predict(spec, opt, variants);
     std::vector<std::pair<double, std::string>> ranked;
     for (auto& k : report.kernels)
-      ranked.emplace_back(k.time_us, gpuperf::demangle(k.name) + " grid " + std::to_string(static_cast<long>(k.grid_ctas)) + " -> " + k.bottleneck);
+      ranked.emplace_back(k.time_us, gpuperf::demangle(k.name) + " grid " + std::to_string(static_cast<long>(k.grid_ctas)) + " -> " + gpuperf::to_string(k.bottleneck));
     std::sort(ranked.begin(), ranked.end());
     std::printf("SGEMM variants ranked for %s:\n", spec.name.c_str());
     for (std::size_t i = 0; i < ranked.size(); ++i) std::printf("%2zu. %10.1f us  %s\n", i + 1, ranked[i].first, ranked[i].second.c_str());

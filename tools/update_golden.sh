@@ -17,8 +17,8 @@ for gpu in ["h200", "a100"]:
 json.dump(golden, open(out, "w"), indent=1)
 print("wrote", out)
 # Real traces from gpuperf's tracer (H200 corpus): vecadd 16M, SGEMM 16x16 tiles, bank conflicts, softmax row max.
-traces = {"h200": ["bench/corpus/h200/devsample/traces/kernel-4.traceg.xz", "bench/corpus/h200/devsample/traces/kernel-20.traceg.xz",
-                   "bench/corpus/h200/devsample/traces/kernel-42.traceg.xz", "bench/corpus/h200/corpus/traces/kernel-21.traceg.xz"]}
+traces = {"h200": ["tests/data/h200/devsample/kernel-4.traceg.xz", "tests/data/h200/devsample/kernel-20.traceg.xz",
+                   "tests/data/h200/devsample/kernel-42.traceg.xz", "tests/data/h200/corpus/kernel-21.traceg.xz"]}
 tg = {"generated_by": golden["generated_by"], "traces": {}}
 for gpu in ["h200", "v100"]:
     for t in traces["h200"]:

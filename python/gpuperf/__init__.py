@@ -48,10 +48,11 @@ KNOBS = tuple(_core.GpuSpec.knobs())
 
 def tables(dirs: Sequence[str] = ()) -> "_core.Tables":
     """Latency tables: `dirs` first, then $GPUPERF_TABLES, the user config dir, the shipped ones."""
-    key = tuple(dirs)
+    shipped = _PKG_TABLES if os.path.isdir(_PKG_TABLES) else ""
+    search = _core.Tables.default_search_path(list(dirs), shipped)
+    key = tuple(search)  # the resolved path: a changed $GPUPERF_TABLES or user dir is a new key
     if key not in _tables_cache:
-        search = list(dirs) + ([_PKG_TABLES] if os.path.isdir(_PKG_TABLES) else [])
-        _tables_cache[key] = _core.Tables.load(search)
+        _tables_cache[key] = _core.Tables.load(list(dirs), shipped)
     return _tables_cache[key]
 
 

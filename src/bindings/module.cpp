@@ -59,8 +59,13 @@ PYBIND11_MODULE(_core, m) {
   });
 
   py::class_<Tables, std::shared_ptr<Tables>>(m, "Tables")
-      .def_static("load", [](const std::vector<std::string>& dirs) { return std::const_pointer_cast<Tables>(Tables::load(Tables::default_search_path(dirs))); },
-                  py::arg("dirs"))
+      // The search order is C++'s (Tables::default_search_path): Python passes its package's
+      // tables as the shipped dir, never ahead of $GPUPERF_TABLES or the user config dir.
+      .def_static("default_search_path", &Tables::default_search_path, py::arg("dirs") = std::vector<std::string>{},
+                  py::arg("shipped_dir") = std::string())
+      .def_static("load", [](const std::vector<std::string>& dirs, const std::string& shipped_dir) {
+                    return std::const_pointer_cast<Tables>(Tables::load(Tables::default_search_path(dirs, shipped_dir)));
+                  }, py::arg("dirs"), py::arg("shipped_dir") = std::string())
       .def("gpus_json", [](const Tables& t) {
         nlohmann::json j = nlohmann::json::array();
         for (auto& g : t.gpus()) {
@@ -82,6 +87,13 @@ PYBIND11_MODULE(_core, m) {
       .def_static("from_catalog", [](std::shared_ptr<Tables> t, const std::string& n) { return GpuSpec::from_catalog(t, n); })
       .def("set", &GpuSpec::set)
       .def_static("knobs", &GpuSpec::knobs)
+      .def_static("knob_table", [] {
+        std::vector<py::dict> out;
+        for (auto& k : knob_registry())
+          out.push_back(py::dict(py::arg("name") = k.name, py::arg("unit") = k.unit, py::arg("min") = k.min,
+                                 py::arg("min_exclusive") = k.min_exclusive, py::arg("max") = k.max, py::arg("help") = k.help));
+        return out;
+      })
       .def("copy", [](const GpuSpec& g) { return g; })
       .def_readonly("name", &GpuSpec::name)
       .def_readonly("arch", &GpuSpec::arch)

@@ -231,7 +231,7 @@ int cmd_compare(const Args& a) {
     std::printf("%-40s", name.c_str());
     for (auto& r : reps) std::printf(" %11.2f us  ", r.kernels[k].time_us);
     std::printf("\n%-40s", "  bottleneck");
-    for (auto& r : reps) std::printf(" %16.16s", r.kernels[k].bottleneck.c_str());
+    for (auto& r : reps) std::printf(" %16.16s", to_string(r.kernels[k].bottleneck));
     std::printf("\n");
   }
   std::printf("%-40s", "total");

@@ -185,3 +185,28 @@ def test_launch_window_as_ncu(trace):
         gpuperf.predict(trace, "h100", kernel="sgemm_naive", launch_skip=2)
     with pytest.raises(ValueError):
         gpuperf.predict(trace, "h100", launch_count=0)
+
+
+def _catalog_with_a100_sms(sms):
+    cat = json.loads((ROOT / "latency_tables" / "gpus.json").read_text())
+    next(g for g in cat["gpus"] if "a100" in g.get("aliases", []))["sms"]["value"] = sms
+    return json.dumps(cat)
+
+
+def test_user_table_overrides_apply_in_python_as_in_the_cli(tmp_path, monkeypatch):
+    # Defect: Python put its shipped tables ahead of $GPUPERF_TABLES and the user config dir,
+    # so an override of an existing GPU worked in the CLI and was silently ignored here.
+    user = tmp_path / "xdg" / "gpuperf" / "tables"
+    user.mkdir(parents=True)
+    (user / "gpus.json").write_text(_catalog_with_a100_sms(7))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert gpuperf.gpu_spec("a100").sms == 7
+    assert gpuperf.tables().search_path.index(str(user)) < len(gpuperf.tables().search_path) - 1
+    env = tmp_path / "env"
+    env.mkdir()
+    (env / "gpus.json").write_text(_catalog_with_a100_sms(9))
+    monkeypatch.setenv("GPUPERF_TABLES", str(env))
+    assert gpuperf.gpu_spec("a100").sms == 9
+    # The CLI reads the same order.
+    out = subprocess.check_output([cli_path(), "report", *DEVSAMPLE, "--gpu", "a100", "--json", "--kernel", "3"])
+    assert json.loads(out)["kernels"][0]["grid"]["ctas_per_sm"] == 7282  # 65536 CTAs on 9 SMs (607 on 108)

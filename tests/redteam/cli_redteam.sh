@@ -28,16 +28,16 @@ case $CASE in
     grep -q "l2_hit_latency_cycles: value 188000 outside the plausible range" "$T/out" || fail "tables check no longer lists the problem" ;;
   kernelslist_directory)
     cp "$V5" "$T/"; mkdir "$T/adir.traceg"; printf 'v5_modes.traceg\nadir.traceg\n' > "$T/kernelslist.g"
-    expect 1 "gpuperf: error: $T/adir.traceg: is a directory; expected a regular file" -- "$G" report "$T/kernelslist.g" --gpu v100 ;;
+    expect 1 "gpuperf report: error: $T/adir.traceg: is a directory; expected a regular file" -- "$G" report "$T/kernelslist.g" --gpu v100 ;;
   kernelslist_dev_zero)
     cp "$V5" "$T/"; ln -s /dev/zero "$T/zero.traceg"; printf 'v5_modes.traceg\nzero.traceg\n' > "$T/kernelslist.g"
-    expect 1 "gpuperf: error: $T/zero.traceg: is a character device; expected a regular file" -- timeout 60 "$G" report "$T/kernelslist.g" --gpu v100 ;;
+    expect 1 "gpuperf report: error: $T/zero.traceg: is a character device; expected a regular file" -- timeout 60 "$G" report "$T/kernelslist.g" --gpu v100 ;;
   convert_in_place)
     cp "$FX/accelsim/v4_lineinfo.trace" "$T/in.trace"; cp "$T/in.trace" "$T/orig"
     expect 1 "refusing to overwrite the input" -- "$G" convert "$T/in.trace" "$T/in.trace"
     cmp -s "$T/in.trace" "$T/orig" || fail "the input changed" ;;
   convert_dev_full)
-    expect 1 "gpuperf: error: /dev/full: exists and is not a regular file; refusing to replace it" -- "$G" convert "$FX/accelsim/v4_lineinfo.trace" /dev/full
+    expect 1 "gpuperf convert: error: /dev/full: exists and is not a regular file; refusing to replace it" -- "$G" convert "$FX/accelsim/v4_lineinfo.trace" /dev/full
     grep -q "^wrote" "$T/err" && fail "claims to have written" ;;
   non_utf8_json)
     { printf -- '-kernel name = bad\xff\xfename\n'; tail -n +2 "$V5"; } > "$T/k.traceg"

@@ -1,6 +1,8 @@
 // The C++ API as an autotuner uses it: load once, predict for many GPU specs, from many threads.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "gpuperf/gpuperf.hpp"
@@ -22,13 +24,13 @@ TEST_CASE("what-if: clock, bandwidth, SM count and L2 move predictions the right
   auto more_bw = base;
   more_bw.set("dram_bandwidth_gbs", base.dram_bandwidth_gbs * 1.25);
   auto r1 = s.predict(more_bw, {}, vec).kernels[0];
-  CHECK(r1.bottleneck == "dram");
+  CHECK(r1.bottleneck == Bottleneck::dram);
   CHECK(r1.time_us < t0 * 0.85);
   // Twice the bandwidth: 64 warps per SM with two loads each in flight cannot use it at the
   // loaded latency (calibrated dram_line_latency_vs_warps_per_sm), so the kernel turns latency-bound.
   more_bw.set("dram_bandwidth_gbs", base.dram_bandwidth_gbs * 2);
   auto r2 = s.predict(more_bw, {}, vec).kernels[0];
-  CHECK(r2.bottleneck == "latency");
+  CHECK(r2.bottleneck == Bottleneck::latency);
   CHECK(r2.time_us < r1.time_us);
   auto ffma = s.select("7");  // issue-bound FFMA chain
   auto slow = base;
@@ -109,4 +111,28 @@ TEST_CASE("JSON view carries the schema and every section") {
   auto text = to_text(r.kernels[0], true);
   CHECK(text.find("bottleneck") != std::string::npos);
   CHECK(text.find("FFMA") != std::string::npos);
+}
+
+TEST_CASE("what-if knobs: one registry that set(), knobs() and the README follow") {
+  const std::string root = std::string(GPUPERF_TEST_DIR) + "/..";
+  auto g = GpuSpec::from_catalog(Tables::load({root + "/latency_tables"}), "a100");
+  REQUIRE(GpuSpec::knobs().size() == knob_registry().size());
+  g.set("sm_clock_mhz", 1200);
+  CHECK(g.sm_clock_mhz == 1200);
+  g.set("l2_mb", 10);
+  CHECK(g.l2_bytes == 10.0 * 1024 * 1024);
+  g.set("sms", 7);
+  CHECK(g.sms == 7);
+  CHECK_THROWS_WITH_AS(g.set("dram_efficiency", 1.5), "--set dram_efficiency must be in (0, 1]", ArgumentError);
+  CHECK_THROWS_WITH_AS(g.set("sms", 0), "--set sms=0: value must be in [1, 65536]", ArgumentError);
+  CHECK_THROWS_WITH_AS(g.set("nope", 1), doctest::Contains("unknown GPU setting 'nope' (known: sm_clock_mhz, sms, "), ArgumentError);
+  std::ifstream in(root + "/README.md");
+  std::stringstream readme;
+  readme << in.rdbuf();
+  for (auto& k : knob_registry()) {
+    INFO(k.name);
+    CHECK(readme.str().find(std::string("`") + k.name + "`") != std::string::npos);
+    CHECK(std::string(k.unit).size() > 0);
+    CHECK(std::string(k.help).size() > 0);
+  }
 }

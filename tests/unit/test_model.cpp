@@ -62,7 +62,7 @@ TEST_CASE("dependent FFMA chain costs latency x length (4 cycles per FFMA on Vol
   Predictor p{std::shared_ptr<const Kernel>(k)};
   auto g = GpuSpec::from_catalog(tables(), "v100");
   auto r = p.predict(g);
-  CHECK(r.mode == "simulation");
+  CHECK(r.mode == Mode::simulation);
   CHECK(r.cycles == doctest::Approx(4.0 * N).epsilon(0.01));
   // Pascal: 6 cycles (F0 Table 4.1); the bounds mode agrees with the simulation.
   auto pg = GpuSpec::from_catalog(tables(), "p100");
@@ -74,6 +74,36 @@ TEST_CASE("dependent FFMA chain costs latency x length (4 cycles per FFMA on Vol
   auto kd = synthetic({{"DFMA", "R2", {"R2", "R4", "R6"}}}, N, 1, 75);
   // (T4's two FP64 units are shared by the SM: 16 cycles per warp instruction, below the latency.)
   CHECK(Predictor(std::shared_ptr<const Kernel>(kd)).predict(GpuSpec::from_catalog(tables(), "t4")).cycles == doctest::Approx(54.0 * N).epsilon(0.01));
+}
+
+TEST_CASE("a Predictor that outlives a Tables object never returns that table set's costs") {
+  // Defect: the descriptor cache was keyed by the Tables object's address, so a new table set
+  // allocated where a freed one lived got the freed one's costs (a 10x wrong cycle count).
+  namespace fs = std::filesystem;
+  const std::string shipped = std::string(GPUPERF_TEST_DIR) + "/../latency_tables";
+  const fs::path over = fs::temp_directory_path() / "gpuperf_test_stale_desc";
+  fs::remove_all(over);
+  fs::create_directories(over / "arch");
+  {
+    std::ifstream in(shipped + "/arch/sm_70.json");
+    auto j = nlohmann::json::parse(in);
+    j["classes"]["fp32"]["latency_cycles"]["value"] = 40;
+    std::ofstream(over / "arch" / "sm_70.json") << j.dump(1);
+  }
+  const int N = 1000;
+  Predictor p{std::shared_ptr<const Kernel>(synthetic({{"FFMA", "R1", {"R1", "R2", "R3"}}, {"BRA", "", {}}}, N))};
+  bool reused = false;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    auto a = Tables::load({over.string(), shipped});
+    const void* addr = a.get();
+    CHECK(p.predict(GpuSpec::from_catalog(a, "v100")).cycles == doctest::Approx(40.0 * N).epsilon(0.01));
+    a.reset();
+    auto b = Tables::load({shipped});
+    reused |= b.get() == addr;
+    CHECK(p.predict(GpuSpec::from_catalog(b, "v100")).cycles == doctest::Approx(4.0 * N).epsilon(0.01));
+  }
+  MESSAGE("a new table set reused a freed one's address: " << reused);
+  fs::remove_all(over);
 }
 
 TEST_CASE("independent FFMAs are bound by issue and the FP32 pipe, not latency") {
@@ -113,20 +143,20 @@ TEST_CASE("occupancy of known launches on other architectures") {
   // sm_80: 64 regs x 32 = 2048 per warp; 65536/2048 = 32 warps = 4 CTAs of 8 warps.
   auto a = compute_occupancy(l, tables()->arch("sm_80"));
   CHECK(a.blocks_per_sm == 4);
-  CHECK(a.limiter == "registers");
+  CHECK(a.limiter == Limiter::registers);
   // sm_75: at most 32 warps and 16 blocks per SM (PPT-GPU used 32 blocks for cc 7.5).
   l.block.x = 32;
   l.registers_per_thread = 16;
   auto t = compute_occupancy(l, tables()->arch("sm_75"));
   CHECK(t.blocks_per_sm == 16);
-  CHECK(t.limiter == "blocks");
+  CHECK(t.limiter == Limiter::blocks);
   // Shared memory: 48 KiB per block on sm_90 plus 1 KiB reserved -> 4 per 228 KiB.
   l.block.x = 128;
   l.static_shared_bytes = 48 * 1024;
   auto h = compute_occupancy(l, tables()->arch("sm_90"));
   CHECK(h.shared_per_block_allocated == 49 * 1024);
   CHECK(h.blocks_per_sm == 4);
-  CHECK(h.limiter == "shared");
+  CHECK(h.limiter == Limiter::shared);
   // Too many registers: cannot launch, and prediction says why instead of crashing.
   l.registers_per_thread = 300;
   CHECK(compute_occupancy(l, tables()->arch("sm_90")).blocks_per_sm == 0);
@@ -222,9 +252,13 @@ TEST_CASE("unknown opcodes: prefix fallback, a warning and a count; never abort"
   auto r = Predictor(std::shared_ptr<const Kernel>(k)).predict(GpuSpec::from_catalog(tables(), "a100"));
   REQUIRE(r.unknown_opcodes.count("QQFROB"));
   CHECK(r.unknown_opcodes.at("QQFROB") == 2);
+  // A code with its arguments; the report writes the sentence.
   bool warned = false;
-  for (auto& w : r.warnings) warned |= w.find("unknown opcode(s) classified by prefix: QQFROB") != std::string::npos;
+  for (auto& w : r.warnings) warned |= w == Warning{WarningCode::unknown_opcodes, {"1", "QQFROB"}};
   CHECK(warned);
+  bool explained = false;
+  for (auto& w : r.warnings) explained |= explain(w) == "1 unknown opcode(s) classified by prefix: QQFROB";
+  CHECK(explained);
   CHECK(r.time_us > 0);
 }
 
@@ -234,7 +268,7 @@ TEST_CASE("simulation from a real-format trace: memory addresses drive hit rates
   auto r = s.predict(GpuSpec::from_catalog(tables(), "h100"));
   REQUIRE(r.kernels.size() == 1);
   const auto& k = r.kernels[0];
-  CHECK(k.mode == "simulation");
+  CHECK(k.mode == Mode::simulation);
   CHECK_FALSE(k.memory.hit_rates_assumed);
   CHECK(k.memory.global_load_requests == 2);
   // 0x200 and 0x208 share a sector, 0x250 is another; 0x1000 and 0x1040 are two more.
@@ -256,7 +290,7 @@ TEST_CASE("golden: devsample H200 profiles predicted for H200 and A100") {
       INFO(gpu << " launch " << i + 1 << " " << r.kernels[i].name);
       CHECK(r.kernels[i].time_us == doctest::Approx(expected[i]["time_us"].get<double>()).epsilon(1e-6));
       CHECK(r.kernels[i].cycles == doctest::Approx(expected[i]["cycles"].get<double>()).epsilon(1e-6));
-      CHECK(r.kernels[i].bottleneck == expected[i]["bottleneck"].get<std::string>());
+      CHECK(to_string(r.kernels[i].bottleneck) == expected[i]["bottleneck"].get<std::string>());
       CHECK(r.kernels[i].occupancy.blocks_per_sm == expected[i]["blocks_per_sm"].get<int>());
     }
   }
@@ -271,9 +305,9 @@ TEST_CASE("golden: traces from gpuperf's NVBit tracer (H200 corpus) predicted fo
       INFO(gpu << " " << e["trace"].get<std::string>());
       Session s(load(std::string(GPUPERF_TEST_DIR) + "/../" + e["trace"].get<std::string>()));
       auto k = s.predict(GpuSpec::from_catalog(tables(), gpu)).kernels.at(0);
-      CHECK(k.mode == "simulation");
+      CHECK(k.mode == Mode::simulation);
       CHECK(k.time_us == doctest::Approx(e["time_us"].get<double>()).epsilon(1e-6));
-      CHECK(k.bottleneck == e["bottleneck"].get<std::string>());
+      CHECK(to_string(k.bottleneck) == e["bottleneck"].get<std::string>());
       CHECK(k.memory.l1_hit_rate == doctest::Approx(e["l1_hit_rate"].get<double>()).epsilon(1e-9));
       CHECK(k.memory.l2_hit_rate == doctest::Approx(e["l2_hit_rate"].get<double>()).epsilon(1e-9));
     }
@@ -286,7 +320,7 @@ TEST_CASE("a streaming kernel is DRAM-bound at the catalog bandwidth") {
   for (auto gpu : {"h200", "a100", "v100"}) {
     auto g = GpuSpec::from_catalog(tables(), gpu);
     auto k = s.predict(g, {}, s.select("3")).kernels.at(0);  // vecadd, 16M floats: 2 loads + 1 store per element
-    CHECK(k.bottleneck == "dram");
+    CHECK(k.bottleneck == Bottleneck::dram);
     double bytes = 3.0 * 4 * (1 << 24);
     CHECK(k.memory.dram_read_bytes + k.memory.dram_write_bytes == doctest::Approx(bytes));
     CHECK(k.time_us == doctest::Approx(bytes / (g.dram_bandwidth_gbs * g.dram_efficiency * 1e3) + g.launch_overhead_us).epsilon(1e-3));
@@ -296,13 +330,13 @@ TEST_CASE("a streaming kernel is DRAM-bound at the catalog bandwidth") {
 TEST_CASE("global atomics: a one-bin histogram is bound by the L2's serial updates (H100 trace)") {
   // bench/corpus/atomic_kernels.cu hist_global_1bin_1M, first 16 CTAs traced on an H100; measured
   // 769.9 us with CUDA events. The atomic rate curve comes from calibrate/microbench.cu only.
-  Application app = load(std::string(GPUPERF_TEST_DIR) + "/../bench/corpus/h100/atomics/traces/kernel-1.traceg.xz");
+  Application app = load(std::string(GPUPERF_TEST_DIR) + "/data/h100/atomics/kernel-1.traceg.xz");
   REQUIRE(app.kernels.size() == 1);
   auto k = std::make_shared<const Kernel>(app.kernels[0]);
   PredictOptions o;
   o.warm_l2 = true;
   auto r = Predictor(k).predict(GpuSpec::from_catalog(tables(), "h100"), o);
-  CHECK(r.bottleneck == "atomics");
+  CHECK(r.bottleneck == Bottleneck::atomics);
   CHECK(r.bounds.atomics > 100 * r.bounds.issue);
   CHECK(r.time_us == doctest::Approx(802.5).epsilon(0.01));
 }
@@ -319,14 +353,14 @@ TEST_CASE("stores are written back: y = a*x + y moves as many DRAM bytes as c = 
   // bench/corpus/h100/devsample: vecadd and saxpy_gridstride over 16M floats, first 16 CTAs traced.
   // saxpy's store hits the line its own load brought into L2, yet the dirty line still goes back
   // to DRAM; cold, both move 3 x 64 MiB.
-  const std::string dir = std::string(GPUPERF_TEST_DIR) + "/../bench/corpus/h100/devsample/traces/";
+  const std::string dir = std::string(GPUPERF_TEST_DIR) + "/data/h100/devsample/";
   auto g = GpuSpec::from_catalog(tables(), "h100");
   for (auto file : {"kernel-4.traceg.xz", "kernel-5.traceg.xz"}) {
     Application app = load(dir + file);
     REQUIRE(app.kernels.size() == 1);
     auto r = Predictor(std::make_shared<const Kernel>(app.kernels[0])).predict(g);
     INFO(std::string(file));
-    CHECK(r.bottleneck == "dram");
+    CHECK(r.bottleneck == Bottleneck::dram);
     // 2 %: the grid-stride kernel's 16 traced CTAs are scaled to the grid.
     CHECK(r.memory.dram_write_bytes == doctest::Approx(4.0 * (1 << 24)).epsilon(0.02));
     CHECK(r.memory.dram_read_bytes + r.memory.dram_write_bytes == doctest::Approx(3.0 * 4 * (1 << 24)).epsilon(0.02));
@@ -343,9 +377,86 @@ TEST_CASE("DRAM latency grows with the warps an SM keeps waiting (measured curve
   CHECK(bound::loaded_latency_excess(*c, 64) > 300);
   // The H100 reduction (bench/corpus reduce_shfl_16M, 64 warps per SM, one load in flight per
   // warp) becomes latency-bound; measured 43.3 us, idle-latency model 28.2 us.
-  Application app = load(std::string(GPUPERF_TEST_DIR) + "/../bench/corpus/h100/corpus/traces/kernel-12.traceg.xz");
+  Application app = load(std::string(GPUPERF_TEST_DIR) + "/data/h100/corpus/kernel-12.traceg.xz");
   auto r = Predictor(std::make_shared<const Kernel>(app.kernels.at(0))).predict(GpuSpec::from_catalog(tables(), "h100"));
   CHECK(r.occupancy.active_warps_per_sm == 64);
-  CHECK(r.bottleneck == "latency");
+  CHECK(r.bottleneck == Bottleneck::latency);
   CHECK(r.time_us == doctest::Approx(38.26).epsilon(0.01));
+}
+
+// ---------------------------------------------------------------------------------------
+// Stages on their own.
+
+TEST_CASE("waves: rounds on the busiest SM, the tail, and the scale from a round to the grid") {
+  // 65536 CTAs of 8 resident per SM on 108 SMs: 607 on the busiest SM, 75 full rounds and 7 left.
+  Waves w = place_rounds(65536, 108, 8);
+  CHECK(w.per_sm == 607);
+  CHECK(w.full == 75);
+  CHECK(w.tail == 7);
+  CHECK(w.has_tail());
+  CHECK(w.round_ctas() == 8);
+  CHECK(sm_cycles(w, 1000, 300) == 75 * 1000 + 300);
+  CHECK(grid_scale(w) == doctest::Approx(65536.0 * 600 / 607 / 8));
+  // 20 CTAs on 108 SMs: one partial round of one CTA, no tail round.
+  Waves s = place_rounds(20, 108, 8);
+  CHECK(s.per_sm == 1);
+  CHECK(s.full == 0);
+  CHECK_FALSE(s.has_tail());
+  CHECK(s.round_ctas() == 1);
+  CHECK(sm_cycles(s, 500, 0) == 500);
+  CHECK(grid_scale(s) == 20);
+  // A round's bounds scale by the rounds the SM runs; the kernel-wide ones are set apart.
+  Bounds b;
+  b.issue = 10;
+  b.latency = 20;
+  Bounds k = kernel_scale(b, 3000, 1000);
+  CHECK(k.issue == 30);
+  CHECK(k.latency == 60);
+}
+
+TEST_CASE("roofline: peaks from the class costs (V100 FP32 and FP64, H100 tensor)") {
+  auto v = GpuSpec::from_catalog(tables(), "v100");
+  // 80 SMs x 1530 MHz x 4 sub-partitions x 32 lanes / 2 cycles x 2 FLOP (FFMA): 15.7 TFLOP/s.
+  CHECK(class_peak_gflops(v.arch_table(), v, "fp32", 2) == doctest::Approx(80 * 1.530 * 4 * 32 / 2.0 * 2));
+  CHECK(class_peak_gflops(v.arch_table(), v, "fp64", 2) == doctest::Approx(80 * 1.530 * 4 * 32 / 4.0 * 2));
+  auto h = GpuSpec::from_catalog(tables(), "h100");
+  const double fma = h.arch_table().tensor.at("fma_per_cycle_per_subpartition").value;
+  CHECK(tensor_peak_gflops(h.arch_table(), h) == doctest::Approx(132 * 1.980 * 4 * fma * 2));
+}
+
+TEST_CASE("memory model: the loaded DRAM latency starts at the idle latency (sm_90 curve)") {
+  auto h = GpuSpec::from_catalog(tables(), "h100");
+  const Curve* c = h.arch_table().curve("dram_line_latency_vs_warps_per_sm");
+  REQUIRE(c != nullptr);
+  CHECK(loaded_dram_latency(h, 1) == h.dram_latency);
+  CHECK(loaded_dram_latency(h, 64) == doctest::Approx(h.dram_latency + c->y.back() - c->y.front()));
+}
+
+TEST_CASE("bottleneck: the largest bound wins, ties as the report always broke them; occupancy and launch") {
+  auto g = GpuSpec::from_catalog(tables(), "v100");
+  Occupancy o;
+  o.blocks_per_sm = 8;
+  o.occupancy = 1.0;
+  Waves w = place_rounds(80 * 8 * 10, g.sms, 8);  // ten full rounds, no tail
+  Bounds b;
+  b.issue = 100;
+  b.functional_unit = 100;
+  b.latency = 50;
+  CHECK(round_bottleneck(b) == Bottleneck::issue);
+  b.latency = 100;
+  b.shared_memory = 100;
+  CHECK(round_bottleneck(b) == Bottleneck::shared_memory);
+  Bounds d;
+  d.latency = 1e5;
+  d.dram = 2e5;
+  CHECK(classify_bottleneck(d, 2e5, 1e5, o, w, 0, g).kind == Bottleneck::dram);
+  Bounds l;
+  l.latency = 1e5;
+  CHECK(classify_bottleneck(l, 1e5, 1e5, o, w, 0, g).kind == Bottleneck::latency);
+  o.occupancy = 0.25;
+  CHECK(classify_bottleneck(l, 1e5, 1e5, o, w, 0, g).kind == Bottleneck::occupancy);
+  // Ten cycles are far below V100's launch overhead: launch, hiding occupancy.
+  auto c = classify_bottleneck(l, 10, 10, o, w, 0, g);
+  CHECK(c.kind == Bottleneck::launch);
+  CHECK(c.under_launch == Bottleneck::occupancy);
 }

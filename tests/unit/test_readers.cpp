@@ -159,7 +159,7 @@ TEST_CASE("bad input: typed errors naming file, line and column") {
   CHECK(err(kAs + "/empty.traceg").find("the file is empty or not a trace") != std::string::npos);
   CHECK_THROWS_AS(load(kAs + "/does_not_exist.traceg"), IoError);
   // Unknown formats are refused by content, whatever the extension.
-  CHECK_THROWS_WITH_AS(load(std::string(GPUPERF_TEST_DIR) + "/../bench/corpus/devkernels.cu"), doctest::Contains("unrecognised input"), FormatError);
+  CHECK_THROWS_WITH_AS(load(std::string(GPUPERF_TEST_DIR) + "/data/devkernels.cu"), doctest::Contains("unrecognised input"), FormatError);
   // Truncated compressed stream.
   {
     std::string text = slurp(kAs + "/v5_modes.traceg");

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -12,6 +13,15 @@
 #include "gpuperf/arch/tables.hpp"
 
 namespace gpuperf {
+
+namespace detail {
+// A range bound as people write it: 0, 1, 0.001.
+inline std::string knob_number(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", x);
+  return b;
+}
+}  // namespace detail
 
 struct GpuSpec {
   std::string name;            // catalog name, or a user label
@@ -60,45 +70,71 @@ struct GpuSpec {
     return s;
   }
 
-  // Names accepted by set(): the what-if knobs.
-  static const std::vector<std::string>& knobs() {
-    static const std::vector<std::string> k = {"sm_clock_mhz", "sms", "dram_bandwidth_gbs", "dram_efficiency", "l2_mb", "l2_bandwidth_gbs",
-                                               "l1_hit_latency", "l2_hit_latency", "dram_latency", "shared_latency", "launch_overhead_us",
-                                               "alu_latency_scale"};
-    return k;
-  }
-
-  // Each knob has a range a GPU could plausibly have (wide enough for what-if studies): a
-  // value outside it is an error naming the range, never a wrapped or overflowing number
-  // (sms=2147483648 used to become one SM, a huge alu_latency_scale made kernels faster).
-  void set(const std::string& key, double v) {
-    auto in_range = [&](double lo, double hi) {
-      if (!(v >= lo && v <= hi))
-        throw ArgumentError("--set " + key + "=" + fmt(v) + ": value must be in [" + fmt(lo) + ", " + fmt(hi) + "]");
-      return v;
-    };
-    if (key == "sm_clock_mhz") sm_clock_mhz = in_range(1, 100000);
-    else if (key == "sms") {
-      in_range(1, 65536);
-      if (v != std::floor(v)) throw ArgumentError("--set sms=" + fmt(v) + ": value must be a whole number of SMs");
-      sms = static_cast<int>(v);
-    }
-    else if (key == "dram_bandwidth_gbs") dram_bandwidth_gbs = in_range(1e-3, 1e7);
-    else if (key == "dram_efficiency") { if (!(v > 0 && v <= 1)) throw ArgumentError("--set dram_efficiency must be in (0, 1]"); dram_efficiency = v; }
-    else if (key == "l2_mb") l2_bytes = in_range(0, 1e6) * 1024.0 * 1024.0;
-    else if (key == "l2_bandwidth_gbs") l2_bandwidth_gbs = in_range(1e-3, 1e8);
-    else if (key == "l1_hit_latency") l1_hit_latency = in_range(1, 1e6);
-    else if (key == "l2_hit_latency") l2_hit_latency = in_range(1, 1e6);
-    else if (key == "dram_latency") dram_latency = in_range(1, 1e6);
-    else if (key == "shared_latency") shared_latency = in_range(1, 1e6);
-    else if (key == "launch_overhead_us") launch_overhead_us = in_range(0, 1e6);
-    else if (key == "alu_latency_scale") alu_latency_scale = in_range(1e-3, 1e3);
-    else {
-      std::string all;
-      for (auto& k : knobs()) all += (all.empty() ? "" : ", ") + k;
-      throw ArgumentError("unknown GPU setting '" + key + "' (known: " + all + ")");
-    }
-  }
+  // Names accepted by set(): the what-if knobs, in the registry's order.
+  static const std::vector<std::string>& knobs();
+  // Sets a what-if knob (see knob_registry()); throws ArgumentError outside its range.
+  void set(const std::string& key, double v);
 };
+
+// The what-if knobs: the one list that GpuSpec::set, the CLI's --set, Python's what_if() and
+// sweep() and the documentation read. A new knob is one line here.
+struct Knob {
+  const char* name;
+  const char* unit;
+  double min;              // smallest accepted value (exclusive when min_exclusive)
+  bool min_exclusive;
+  double max;              // largest accepted value
+  bool whole;              // a count: whole numbers only
+  const char* help;
+  void (*apply)(GpuSpec&, double);
+};
+
+// Each knob has a range a GPU could plausibly have (wide enough for what-if studies): a value
+// outside it is an error naming the range, never a wrapped or overflowing number
+// (sms=2147483648 used to become one SM, a huge alu_latency_scale made kernels faster).
+inline const std::vector<Knob>& knob_registry() {
+  static const std::vector<Knob> k = {
+      {"sm_clock_mhz", "MHz", 1, false, 100000, false, "SM clock the cycles are converted with", [](GpuSpec& g, double v) { g.sm_clock_mhz = v; }},
+      {"sms", "SMs", 1, false, 65536, true, "number of SMs", [](GpuSpec& g, double v) { g.sms = static_cast<int>(v); }},
+      {"dram_bandwidth_gbs", "GB/s", 1e-3, false, 1e7, false, "DRAM bandwidth (theoretical)", [](GpuSpec& g, double v) { g.dram_bandwidth_gbs = v; }},
+      {"dram_efficiency", "fraction", 0, true, 1, false, "share of the DRAM bandwidth a streaming kernel reaches", [](GpuSpec& g, double v) { g.dram_efficiency = v; }},
+      {"l2_mb", "MiB", 0, false, 1e6, false, "L2 capacity", [](GpuSpec& g, double v) { g.l2_bytes = v * 1024.0 * 1024.0; }},
+      {"l2_bandwidth_gbs", "GB/s", 1e-3, false, 1e8, false, "L2 bandwidth", [](GpuSpec& g, double v) { g.l2_bandwidth_gbs = v; }},
+      {"l1_hit_latency", "cycles", 1, false, 1e6, false, "L1 hit latency", [](GpuSpec& g, double v) { g.l1_hit_latency = v; }},
+      {"l2_hit_latency", "cycles", 1, false, 1e6, false, "L2 hit latency", [](GpuSpec& g, double v) { g.l2_hit_latency = v; }},
+      {"dram_latency", "cycles", 1, false, 1e6, false, "DRAM latency of an idle SM", [](GpuSpec& g, double v) { g.dram_latency = v; }},
+      {"shared_latency", "cycles", 1, false, 1e6, false, "shared-memory load latency", [](GpuSpec& g, double v) { g.shared_latency = v; }},
+      {"launch_overhead_us", "us", 0, false, 1e6, false, "time added to every launch", [](GpuSpec& g, double v) { g.launch_overhead_us = v; }},
+      {"alu_latency_scale", "factor", 1e-3, false, 1e3, false, "scales every ALU class latency", [](GpuSpec& g, double v) { g.alu_latency_scale = v; }},
+  };
+  return k;
+}
+
+inline const std::vector<std::string>& GpuSpec::knobs() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (auto& k : knob_registry()) n.push_back(k.name);
+    return n;
+  }();
+  return names;
+}
+
+inline void GpuSpec::set(const std::string& key, double v) {
+  for (auto& k : knob_registry()) {
+    if (key != k.name) continue;
+    if (k.min_exclusive) {
+      if (!(v > k.min && v <= k.max))
+        throw ArgumentError("--set " + key + " must be in (" + detail::knob_number(k.min) + ", " + detail::knob_number(k.max) + "]");
+    } else if (!(v >= k.min && v <= k.max)) {
+      throw ArgumentError("--set " + key + "=" + fmt(v) + ": value must be in [" + fmt(k.min) + ", " + fmt(k.max) + "]");
+    }
+    if (k.whole && v != std::floor(v)) throw ArgumentError("--set " + key + "=" + fmt(v) + ": value must be a whole number of " + k.unit);
+    k.apply(*this, v);
+    return;
+  }
+  std::string all;
+  for (auto& n : knobs()) all += (all.empty() ? "" : ", ") + n;
+  throw ArgumentError("unknown GPU setting '" + key + "' (known: " + all + ")");
+}
 
 }  // namespace gpuperf

@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <initializer_list>
@@ -123,13 +125,42 @@ struct TableIssue {
 
 namespace detail {
 
-inline json read_json_file(const std::string& path) {
+// A key that appears twice in one JSON object, and the key of that object ("" at top level).
+struct DuplicateKey {
+  std::string object, key;
+};
+
+// Parses a table file. nlohmann::json objects keep one value per key silently, so the
+// parser's events report keys seen twice in one object into `duplicates`.
+inline json read_json_file(const std::string& path, std::vector<DuplicateKey>* duplicates = nullptr) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw IoError(path + ": table file is not a regular file");
   std::ifstream in(path);
   if (!in) throw IoError(path + ": cannot open table file");
+  std::vector<std::pair<std::string, std::set<std::string>>> objects;  // open objects: name, keys seen
+  std::vector<std::string> arrays;                                       // open arrays: name
+  std::string key;                                                       // the key whose value comes next
+  auto name = [&] {  // of the container that starts now: its key, or its array's name + "[]"
+    std::string n = !key.empty() ? key : arrays.empty() ? "" : arrays.back() + "[]";
+    key.clear();
+    return n;
+  };
+  json::parser_callback_t events = [&](int, json::parse_event_t ev, json& parsed) {
+    switch (ev) {
+      case json::parse_event_t::object_start: objects.push_back({name(), {}}); break;
+      case json::parse_event_t::array_start: arrays.push_back(name()); break;
+      case json::parse_event_t::object_end: objects.pop_back(); break;
+      case json::parse_event_t::array_end: arrays.pop_back(); break;
+      case json::parse_event_t::value: key.clear(); break;
+      case json::parse_event_t::key:
+        key = parsed.get<std::string>();
+        if (!objects.empty() && !objects.back().second.insert(key).second && duplicates) duplicates->push_back({objects.back().first, key});
+        break;
+    }
+    return true;
+  };
   try {
-    return json::parse(in);
+    return json::parse(in, events);
   } catch (const json::parse_error& e) {
     throw TableError(path + ": invalid JSON: " + e.what());
   }
@@ -165,6 +196,7 @@ class Tables {
 
   static std::shared_ptr<const Tables> load(const std::vector<std::string>& search_path) {
     auto t = std::make_shared<Tables>();
+    t->id_ = next_id();
     t->search_path_ = search_path;
     t->load_all();
     return t;
@@ -232,6 +264,9 @@ class Tables {
     throw UnknownGpuError("unknown GPU '" + name_or_alias + "' (known: " + have + "; `gpuperf gpus` lists them)");
   }
   const std::vector<std::string>& search_path() const { return search_path_; }
+  // Identity of this load, unique in the process: caches key by it, never by address (a
+  // freed table set's address can be reused by the next one).
+  std::uint64_t id() const { return id_; }
   const std::vector<TableIssue>& issues() const { return issues_; }
   const std::vector<std::string>& loaded_files() const { return loaded_files_; }
 
@@ -246,6 +281,10 @@ class Tables {
   std::vector<TableIssue> check() const;
 
  private:
+  static std::uint64_t next_id() {
+    static std::atomic<std::uint64_t> n{0};
+    return ++n;
+  }
   std::string search_list() const {
     std::string s;
     for (auto& p : search_path_) s += (s.empty() ? "" : ", ") + p;
@@ -277,6 +316,16 @@ class Tables {
   }
 
   void note(const std::string& file, const std::string& msg) { issues_.push_back({file, msg}); }
+
+  json read_table(const std::string& file) {
+    std::vector<detail::DuplicateKey> dups;
+    json j = detail::read_json_file(file, &dups);
+    for (auto& d : dups)
+      note(file, d.object == "opcodes" ? "duplicate opcode '" + d.key + "'"
+                 : d.object.empty()     ? "duplicate top-level key '" + d.key + "'"
+                                        : "duplicate key '" + d.key + "' in '" + d.object + "'");
+    return j;
+  }
 
   void check_header(const json& j, const std::string& file, const char* kind) {
     if (!j.is_object()) throw TableError(file + ": expected a JSON object at top level");
@@ -349,6 +398,7 @@ class Tables {
   void resolve_arch(const std::string& name, std::vector<std::string>& stack);
   void load_gpus(const std::string& file);
 
+  std::uint64_t id_ = 0;
   std::vector<std::string> search_path_;
   std::map<std::string, IsaTable> isa_;
   std::map<std::string, std::pair<std::string, json>> arch_raw_;  // name -> (file, json)
@@ -450,7 +500,7 @@ inline void Tables::load_all() {
 }
 
 inline void Tables::load_isa(const std::string& file) {
-  json j = detail::read_json_file(file);
+  json j = read_table(file);
   check_header(j, file, "isa");
   loaded_files_.push_back(file);
   IsaTable t;
@@ -476,21 +526,6 @@ inline void Tables::load_isa(const std::string& file) {
     for (auto& [k, x] : v.items())
       if (k != "class" && k != "modifiers" && k != "note") note(file, "opcode " + op + ": unknown key '" + k + "'");
   }
-  // nlohmann::json objects de-duplicate keys silently; catch duplicates in the raw text.
-  {
-    std::ifstream in(file);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::map<std::string, int> count;
-    auto ops = text.find("\"opcodes\"");
-    auto end = text.find("\"prefix_fallback\"");
-    std::size_t p = ops;
-    while (ops != std::string::npos && (p = text.find("\": {\"class\"", p)) != std::string::npos && (end == std::string::npos || p < end)) {
-      auto q = text.rfind('"', p - 1);
-      std::string key = text.substr(q + 1, p - q - 1);
-      if (++count[key] == 2) note(file, "duplicate opcode '" + key + "'");
-      p += 4;
-    }
-  }
   if (j.contains("prefix_fallback"))
     for (auto& e : j["prefix_fallback"]) {
       std::string c = e.value("class", "");
@@ -503,7 +538,7 @@ inline void Tables::load_isa(const std::string& file) {
 }
 
 inline void Tables::load_arch_raw(const std::string& file) {
-  json j = detail::read_json_file(file);
+  json j = read_table(file);
   check_header(j, file, "arch");
   loaded_files_.push_back(file);
   std::string name = j.value("arch", "");
@@ -648,7 +683,7 @@ inline void Tables::resolve_arch(const std::string& name, std::vector<std::strin
 }
 
 inline void Tables::load_gpus(const std::string& file) {
-  json j = detail::read_json_file(file);
+  json j = read_table(file);
   check_header(j, file, "gpu_catalog");
   loaded_files_.push_back(file);
   check_sources(j, file);

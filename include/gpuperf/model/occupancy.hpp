@@ -5,17 +5,21 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string>
+#include <cstdint>
 
 #include "gpuperf/arch/tables.hpp"
 #include "gpuperf/trace/ir.hpp"
 
 namespace gpuperf {
 
+// The limit that sets the resident CTAs (the first of equals in this order: warps, blocks,
+// registers, shared).
+enum class Limiter : std::uint8_t { warps, registers, shared, blocks };
+
 struct Occupancy {
   int blocks_per_sm = 0;
   int limit_warps = 0, limit_registers = 0, limit_shared = 0, limit_blocks = 0, limit_barriers = 0;
-  std::string limiter;          // "warps", "registers", "shared", "blocks"
+  Limiter limiter = Limiter::warps;
   int warps_per_block = 0;
   int active_warps_per_sm = 0;
   int max_warps_per_sm = 0;
@@ -83,11 +87,10 @@ inline Occupancy compute_occupancy(const LaunchConfig& L, const ArchTable& a, in
   else o.limit_shared = (cfg * 1024) / o.shared_per_block_allocated;
   // Result.
   o.blocks_per_sm = std::min({o.limit_warps, o.limit_registers, o.limit_shared, o.limit_blocks, o.limit_barriers});
-  if (o.blocks_per_sm == o.limit_warps) o.limiter = "warps";
-  if (o.blocks_per_sm == o.limit_blocks && o.limit_blocks < o.limit_warps) o.limiter = "blocks";
-  if (o.blocks_per_sm == o.limit_registers && o.limit_registers < std::min(o.limit_warps, o.limit_blocks)) o.limiter = "registers";
-  if (o.blocks_per_sm == o.limit_shared && o.limit_shared < std::min({o.limit_warps, o.limit_blocks, o.limit_registers})) o.limiter = "shared";
-  if (o.limiter.empty()) o.limiter = "warps";
+  o.limiter = Limiter::warps;
+  if (o.blocks_per_sm == o.limit_blocks && o.limit_blocks < o.limit_warps) o.limiter = Limiter::blocks;
+  if (o.blocks_per_sm == o.limit_registers && o.limit_registers < std::min(o.limit_warps, o.limit_blocks)) o.limiter = Limiter::registers;
+  if (o.blocks_per_sm == o.limit_shared && o.limit_shared < std::min({o.limit_warps, o.limit_blocks, o.limit_registers})) o.limiter = Limiter::shared;
   o.active_warps_per_sm = o.blocks_per_sm * o.warps_per_block;
   o.occupancy = max_warps ? double(o.active_warps_per_sm) / max_warps : 0;
   return o;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "gpuperf/report/explain.hpp"
 #include "gpuperf/report/report.hpp"
 
 namespace gpuperf {
@@ -21,22 +22,22 @@ inline nlohmann::json to_json(const KernelReport& k) {
   json j;
   j["name"] = k.name;
   j["launch_id"] = k.launch_id;
-  j["input_format"] = k.input_format;
+  j["input_format"] = to_string(k.input_format);
   j["gpu"] = k.gpu;
   j["arch"] = k.arch;
-  j["mode"] = k.mode;
+  j["mode"] = to_string(k.mode);
   j["sm_clock_mhz"] = k.sm_clock_mhz;
   j["time_us"] = k.time_us;
   j["time_range_us"] = {k.time_low_us, k.time_high_us};
   j["cycles"] = k.cycles;
   j["launch_overhead_us"] = k.launch_overhead_us;
-  j["bottleneck"] = k.bottleneck;
-  j["bottleneck_detail"] = k.bottleneck_detail;
+  j["bottleneck"] = to_string(k.bottleneck);
+  j["bottleneck_detail"] = bottleneck_detail(k);
   j["bounds_cycles"] = k.bounds.as_map();
   j["busiest_unit"] = k.bounds.busiest_unit;
   const auto& o = k.occupancy;
   j["occupancy"] = {{"blocks_per_sm", o.blocks_per_sm}, {"active_warps_per_sm", o.active_warps_per_sm}, {"max_warps_per_sm", o.max_warps_per_sm},
-                    {"occupancy", o.occupancy}, {"limiter", o.limiter},
+                    {"occupancy", o.occupancy}, {"limiter", to_string(o.limiter)},
                     {"limits", {{"warps", o.limit_warps}, {"registers", o.limit_registers}, {"shared", o.limit_shared}, {"blocks", o.limit_blocks}, {"barriers", o.limit_barriers}}},
                     {"registers_per_thread", o.registers_per_thread}, {"registers_per_warp_allocated", o.registers_per_warp_allocated},
                     {"shared_per_block_allocated", o.shared_per_block_allocated}, {"shared_config_kib", o.shared_config_kib}};
@@ -47,14 +48,14 @@ inline nlohmann::json to_json(const KernelReport& k) {
                  {"atomic_requests", m.atomic_requests}, {"global_load_sectors", m.global_load_sectors}, {"global_store_sectors", m.global_store_sectors},
                  {"shared_requests", m.shared_requests}, {"shared_wavefronts", m.shared_wavefronts},
                  {"l1_hit_rate", m.l1_hit_rate}, {"l2_hit_rate", m.l2_hit_rate}, {"hit_rates_assumed", m.hit_rates_assumed},
-                 {"hit_rate_basis", m.hit_rate_basis}, {"dram_read_bytes", m.dram_read_bytes}, {"dram_write_bytes", m.dram_write_bytes},
+                 {"hit_rate_basis", hit_rate_basis(m)}, {"dram_read_bytes", m.dram_read_bytes}, {"dram_write_bytes", m.dram_write_bytes},
                  {"l2_bytes", m.l2_bytes}, {"avg_load_latency_cycles", m.avg_load_latency}};
   const auto& r = k.roofline;
   j["roofline"] = {{"flops", {{"fp16", r.flops_fp16}, {"fp32", r.flops_fp32}, {"fp64", r.flops_fp64}, {"tensor", r.flops_tensor}}},
                    {"bytes", {{"l1", r.bytes_l1}, {"l2", r.bytes_l2}, {"dram", r.bytes_dram}}},
                    {"arithmetic_intensity", {{"l1", r.ai_l1}, {"l2", r.ai_l2}, {"dram", r.ai_dram}}},
-                   {"precision", r.precision}, {"peak_gflops", r.peak_gflops}, {"dram_gbs", r.dram_gbs}, {"l2_gbs", r.l2_gbs},
-                   {"attainable_gflops", r.attainable_gflops}, {"achieved_gflops", r.achieved_gflops}, {"bound", r.bound}};
+                   {"precision", precision_name(r.precision)}, {"peak_gflops", r.peak_gflops}, {"dram_gbs", r.dram_gbs}, {"l2_gbs", r.l2_gbs},
+                   {"attainable_gflops", r.attainable_gflops}, {"achieved_gflops", r.achieved_gflops}, {"bound", roofline_bound(r)}};
   j["stalls_cycles"] = to_json(k.stalls);
   j["per_pc"] = json::array();
   for (auto& p : k.per_pc)
@@ -62,7 +63,7 @@ inline nlohmann::json to_json(const KernelReport& k) {
                            {"latency", p.latency}, {"issue_interval", p.issue_interval}, {"stalls_per_execution", to_json(p.stalls)},
                            {"stall_cycles_total", p.stall_cycles_total}, {"unknown_opcode", p.unknown_opcode}});
   j["unknown_opcodes"] = k.unknown_opcodes;
-  j["warnings"] = k.warnings;
+  j["warnings"] = explain(k.warnings);
   if (k.measured_time_us) j["measured_time_us"] = *k.measured_time_us;
   return j;
 }
@@ -107,20 +108,21 @@ inline std::string to_text(const KernelReport& k, bool per_pc = false, std::size
   };
   o << "Kernel " << k.launch_id << ": " << k.name << "\n";
   line("GPU", k.gpu + " (" + k.arch + ", " + fmtd("%.0f MHz", k.sm_clock_mhz) + ")");
-  line("input", k.input_format + ", " + k.mode + " model");
+  line("input", std::string(to_string(k.input_format)) + ", " + to_string(k.mode) + " model");
   std::string t = fmtd("%.2f us", k.time_us);
   if (k.time_high_us > k.time_low_us * 1.001) t += fmtd("  (range %.2f", k.time_low_us) + fmtd(" - %.2f us)", k.time_high_us);
   line("predicted time", t);
   if (k.measured_time_us) line("measured time", fmtd("%.2f us", *k.measured_time_us) + fmtd("  (error %+.1f%%)", 100 * (k.time_us - *k.measured_time_us) / *k.measured_time_us));
   line("cycles", fmtd("%.0f", k.cycles) + fmtd("  (+ %.2f us launch overhead)", k.launch_overhead_us));
-  line("bottleneck", k.bottleneck + (k.bottleneck_detail.empty() ? "" : ": " + k.bottleneck_detail));
+  const std::string why = bottleneck_detail(k);
+  line("bottleneck", to_string(k.bottleneck) + (why.empty() ? "" : ": " + why));
   const auto& b = k.bounds;
   line("bounds (cycles)", "issue " + fmtd("%.0f", b.issue) + ", unit " + fmtd("%.0f", b.functional_unit) + (b.busiest_unit.empty() ? "" : " (" + b.busiest_unit + ")") +
                               ", latency " + fmtd("%.0f", b.latency) + ", shared " + fmtd("%.0f", b.shared_memory) + ", L1 " + fmtd("%.0f", b.l1) +
                               ", L2 " + fmtd("%.0f", b.l2) + ", DRAM " + fmtd("%.0f", b.dram) + (b.atomics > 0 ? ", atomics " + fmtd("%.0f", b.atomics) : ""));
   const auto& oc = k.occupancy;
   line("occupancy", fmtd("%.0f%%", 100 * oc.occupancy) + " (" + std::to_string(oc.blocks_per_sm) + " CTAs x " + std::to_string(oc.warps_per_block) +
-                        " warps/SM, limited by " + oc.limiter + "; limits: warps " + std::to_string(oc.limit_warps) + ", regs " +
+                        " warps/SM, limited by " + to_string(oc.limiter) + "; limits: warps " + std::to_string(oc.limit_warps) + ", regs " +
                         std::to_string(oc.limit_registers) + ", shared " + std::to_string(oc.limit_shared) + ", blocks " + std::to_string(oc.limit_blocks) + ")");
   line("grid", fmtd("%.0f CTAs", k.grid_ctas) + fmtd(", %.2f waves", k.waves) + fmtd(", %.0f per SM", k.ctas_per_sm) +
                    (k.tail_ctas > 0 ? fmtd(", tail %.0f", k.tail_ctas) : std::string()));
@@ -131,8 +133,8 @@ inline std::string to_text(const KernelReport& k, bool per_pc = false, std::size
   if (m.shared_requests > 0) line("shared memory", detail::human_count(m.shared_requests) + " requests, " + fmtd("%.2f", m.shared_wavefronts / m.shared_requests) + " wavefronts each");
   const auto& r = k.roofline;
   if (r.total_flops() > 0)
-    line("roofline", detail::human_count(r.total_flops()) + "FLOP (" + r.precision + "), AI " + fmtd("%.2f", r.ai_dram) + " FLOP/B DRAM, " +
-                         fmtd("%.0f", r.achieved_gflops) + " of " + fmtd("%.0f", r.attainable_gflops) + " GFLOP/s attainable: " + r.bound);
+    line("roofline", detail::human_count(r.total_flops()) + "FLOP (" + precision_name(r.precision) + "), AI " + fmtd("%.2f", r.ai_dram) + " FLOP/B DRAM, " +
+                         fmtd("%.0f", r.achieved_gflops) + " of " + fmtd("%.0f", r.attainable_gflops) + " GFLOP/s attainable: " + roofline_bound(r));
   else
     line("roofline", "no floating-point work; AI n/a");
   auto st = k.stalls;
@@ -148,7 +150,7 @@ inline std::string to_text(const KernelReport& k, bool per_pc = false, std::size
     for (auto& [op, n] : k.unknown_opcodes) s += (s.empty() ? "" : ", ") + op + " x" + std::to_string(n);
     line("unknown opcodes", std::to_string(k.unknown_opcodes.size()) + ": " + s);
   }
-  for (auto& w : k.warnings) o << "  warning: " << w << "\n";
+  for (auto& w : k.warnings) o << "  warning: " << explain(w) << "\n";
   if (per_pc && !k.per_pc.empty()) {
     o << "\n  PC      executions   lat  II  stall/exec  top cause       instruction\n";
     std::size_t n = 0;

@@ -1,10 +1,31 @@
-// Memory space, operation and per-lane width of a SASS memory opcode, from its tokens.
+// Memory space, operation and per-lane width of a SASS memory opcode, from its tokens. The ISA
+// layer: it includes nothing of trace/.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "gpuperf/sass/instruction.hpp"
-#include "gpuperf/trace/ir.hpp"
+
+namespace gpuperf {
+
+// ISA vocabulary: where a memory instruction goes and what it does there.
+enum class MemSpace : std::uint8_t { none, global, shared, local, constant, generic, texture };
+enum class MemOp : std::uint8_t { none, load, store, atomic, reduction };
+
+inline const char* to_string(MemSpace s) {
+  switch (s) {
+    case MemSpace::global: return "global";
+    case MemSpace::shared: return "shared";
+    case MemSpace::local: return "local";
+    case MemSpace::constant: return "constant";
+    case MemSpace::generic: return "generic";
+    case MemSpace::texture: return "texture";
+    default: return "none";
+  }
+}
+
+}  // namespace gpuperf
 
 namespace gpuperf::sass {
 
@@ -48,27 +69,6 @@ inline MemoryTraits memory_traits(const OpcodeTokens& t) {
   else if (b == "SUST") set(MemSpace::texture, MemOp::store);
   if (b == "LDGSTS") m.op = MemOp::load;
   return m;
-}
-
-// A static instruction from its disassembly: registers by role, address operands, memory
-// space/operation/width. Returns the parsed form too (branch target text for the caller).
-inline StaticInstr static_instr_from_text(std::uint64_t pc, std::string_view text, ParsedInstruction* parsed = nullptr) {
-  StaticInstr s;
-  s.pc = pc;
-  s.text = std::string(text);
-  ParsedInstruction p = parse_instruction_text(text);
-  s.opcode = p.opcode;
-  s.dst = p.dst;
-  s.src = p.src;
-  s.mem_base = p.mem_base;
-  s.mem_offset = p.mem_offset;
-  s.predicated = !p.predicate.empty();
-  auto mt = memory_traits(tokenize_opcode(s.opcode));
-  s.space = mt.space;
-  s.mem_op = mt.op;
-  s.access_bits = mt.width_bytes * 8;
-  if (parsed) *parsed = std::move(p);
-  return s;
 }
 
 }  // namespace gpuperf::sass

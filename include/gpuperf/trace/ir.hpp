@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpuperf/sass/control_bits.hpp"
+#include "gpuperf/sass/memory_ops.hpp"
 
 namespace gpuperf {
 
@@ -48,21 +49,6 @@ struct LaunchConfig {
   std::uint32_t cuda_stream = 0;
   std::uint32_t warps_per_cta() const { return static_cast<std::uint32_t>((block.count() + 31) / 32); }
 };
-
-enum class MemSpace : std::uint8_t { none, global, shared, local, constant, generic, texture };
-enum class MemOp : std::uint8_t { none, load, store, atomic, reduction };
-
-inline const char* to_string(MemSpace s) {
-  switch (s) {
-    case MemSpace::global: return "global";
-    case MemSpace::shared: return "shared";
-    case MemSpace::local: return "local";
-    case MemSpace::constant: return "constant";
-    case MemSpace::generic: return "generic";
-    case MemSpace::texture: return "texture";
-    default: return "none";
-  }
-}
 
 // One static instruction of the kernel, keyed by PC.
 struct StaticInstr {

@@ -12,6 +12,7 @@
 #include "gpuperf/sass/control_bits.hpp"
 #include "gpuperf/sass/instruction.hpp"
 #include "gpuperf/sass/memory_ops.hpp"
+#include "gpuperf/trace/static_instr.hpp"
 #include "gpuperf/trace/byte_source.hpp"
 #include "gpuperf/trace/ir.hpp"
 #include "gpuperf/trace/text_scan.hpp"

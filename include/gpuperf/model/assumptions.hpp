@@ -1,0 +1,46 @@
+// Modelling constants that are not machine parameters, each named with where it comes from.
+// None is measured per GPU: a constant that becomes measurable moves into latency_tables/
+// with its provenance. "Estimated" means chosen by the model's authors without a measurement.
+#pragma once
+
+namespace gpuperf::assume {
+
+// --- Memory model
+// Bytes of an L1/L2 sector on every supported architecture (CUDA C++ Best Practices Guide,
+// "Coalesced Access to Global Memory": 32-byte segments). Traffic totals count in sectors.
+inline constexpr double sector_bytes = 32.0;
+// Bytes one shared-memory wavefront moves: 32 banks of 4 bytes (CUDA C++ Programming Guide,
+// "Shared Memory"). The roofline's L1 bytes count shared wavefronts at this size.
+inline constexpr double shared_wavefront_bytes = 128.0;
+// Cycles each extra bank-conflict pass adds to a shared access's latency: one more wavefront.
+// Estimated, not measured.
+inline constexpr double bank_pass_cycles = 2.0;
+// Highest L1 hit rate assumed for a load that shares its base register with others when the
+// input has no addresses. Estimated: keeps a first touch of every line.
+inline constexpr double max_assumed_l1_hit = 0.95;
+
+// --- Static stalls (joined listings)
+// Cycles until a read barrier (sources read) is released. Estimated, not measured.
+inline constexpr double read_barrier_cycles = 8.0;
+// Instructions the backward walks look at: for a barrier's producer, for a register's writer.
+// Bounds the work per instruction; not a hardware quantity.
+inline constexpr int barrier_walk_limit = 256;
+inline constexpr int register_walk_limit = 64;
+
+// --- Simulation
+// CTA barrier latency when an architecture's table has no 'barrier' class (every shipped
+// table has one). Estimated.
+inline constexpr double default_barrier_cycles = 20.0;
+
+// --- Report only (no effect on the predicted time)
+// A latency-bound kernel below this occupancy is reported as occupancy-bound. Estimated.
+inline constexpr double low_occupancy = 0.5;
+// A tail round longer than this share of the SM's time is reported as the bottleneck. Estimated.
+inline constexpr double tail_share = 0.3;
+// Low end of the range when hit rates are assumed: the SM's time when every access hits may be
+// this much shorter. Estimated.
+inline constexpr double all_hit_sm_factor = 0.8;
+// Range of a prediction from sampled or representative CTAs: -15 % / +15 %. Estimated.
+inline constexpr double sampled_low = 0.85, sampled_high = 1.15;
+
+}  // namespace gpuperf::assume

@@ -1,0 +1,50 @@
+// Bottleneck classification: which bound sets the kernel's time. Pure; the report explains it.
+#pragma once
+
+#include "gpuperf/arch/gpu_spec.hpp"
+#include "gpuperf/model/assumptions.hpp"
+#include "gpuperf/model/occupancy.hpp"
+#include "gpuperf/model/prediction.hpp"
+#include "gpuperf/model/waves.hpp"
+
+namespace gpuperf {
+
+// The largest of a round's bounds. Ties go to the name that sorts last (issue after
+// functional_unit, ...), as the report has always broken them.
+inline Bottleneck round_bottleneck(const Bounds& B) {
+  struct Candidate { double cycles; int tie_rank; Bottleneck kind; };
+  const Candidate c[] = {{B.functional_unit, 0, Bottleneck::functional_unit}, {B.issue, 1, Bottleneck::issue}, {B.l1, 2, Bottleneck::l1},
+                         {B.latency, 3, Bottleneck::latency}, {B.shared_memory, 4, Bottleneck::shared_memory}};
+  const Candidate* best = &c[0];
+  for (const auto& x : c)
+    if (x.cycles > best->cycles || (x.cycles == best->cycles && x.tie_rank > best->tie_rank)) best = &x;
+  return best->kind;
+}
+
+struct BottleneckCall {
+  Bottleneck kind = Bottleneck::latency;
+  Bottleneck under_launch = Bottleneck::latency;  // what the launch overhead hides
+  bool grid_underfills = false;                   // latency-bound with fewer CTAs than SMs
+};
+
+// `cycles`: the kernel's; `sm_cycles`: its rounds on the busiest SM; `tail_cycles`: the tail
+// round's. Bandwidth and atomics win only when they exceed the SM's own time.
+inline BottleneckCall classify_bottleneck(const Bounds& B, double cycles, double sm_cycles, const Occupancy& o, const Waves& w,
+                                          double tail_cycles, const GpuSpec& g) {
+  BottleneckCall c;
+  Bottleneck b;
+  if (cycles == B.dram && B.dram >= sm_cycles) b = Bottleneck::dram;
+  else if (cycles == B.l2 && B.l2 >= sm_cycles) b = Bottleneck::l2;
+  else if (cycles == B.atomics && B.atomics >= sm_cycles) b = Bottleneck::atomics;
+  else {
+    b = round_bottleneck(B);
+    if (b == Bottleneck::latency && o.occupancy < assume::low_occupancy && w.per_sm >= o.blocks_per_sm) b = Bottleneck::occupancy;
+    if (w.full <= 1 && w.tail > 0 && tail_cycles > assume::tail_share * sm_cycles) b = Bottleneck::tail;
+    c.grid_underfills = b == Bottleneck::latency && w.per_sm < o.blocks_per_sm && w.grid < g.sms;
+  }
+  if (g.cycles_to_us(cycles) < g.launch_overhead_us) { c.under_launch = b; b = Bottleneck::launch; }
+  c.kind = b;
+  return c;
+}
+
+}  // namespace gpuperf

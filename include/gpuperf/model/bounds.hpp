@@ -1,0 +1,43 @@
+// Small pure bound functions, in cycles: each is one resource's lower bound on the time.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpuperf/arch/tables.hpp"
+
+namespace gpuperf {
+
+namespace bound {
+
+// One sub-partition issues one warp instruction per cycle.
+inline double issue(double warps_per_subpartition, double instrs_per_warp) { return warps_per_subpartition * instrs_per_warp; }
+// A unit of a class accepts one warp instruction every `interval` cycles.
+inline double unit(double warps_per_subpartition, double busy_cycles_per_warp) { return warps_per_subpartition * busy_cycles_per_warp; }
+// The SM's L1/shared pipeline serves `rate` wavefronts per cycle.
+inline double mio(double wavefronts_per_sm, double rate) { return rate > 0 ? wavefronts_per_sm / rate : 0; }
+// Global atomics through the L2's atomic units, in cycles: all ops at the rate measured for a
+// spread over as many words, but never faster than the hottest word's serial updates.
+inline double atomics(double ops_int, double ops_float, double effective_words, double hot_updates, const Curve& rate_int,
+                      const Curve* rate_float) {
+  const Curve& rf = rate_float ? *rate_float : rate_int;
+  double k = std::max(1.0, effective_words);
+  double spread = ops_int / rate_int.at(k) + ops_float / rf.at(k);
+  double hot_rate = ops_float > ops_int ? rf.at(1) : rate_int.at(1);
+  return std::max(spread, hot_updates / hot_rate);
+}
+// Cycles a DRAM access takes beyond the idle latency when `warps` warps of the SM each keep
+// one request in flight: the measured curve's rise over its lightest load (0 below it).
+inline double loaded_latency_excess(const Curve& c, double warps) { return std::max(0.0, c.at(warps) - c.y.front()); }
+// Bytes over a bandwidth in GB/s, in cycles of a clock in MHz.
+inline double bandwidth(double bytes, double gbs, double clock_mhz) { return gbs > 0 ? bytes / (gbs * 1e3) * clock_mhz : 0; }
+// Rounds of resident CTAs on the busiest SM: full rounds and the CTAs of the last one.
+inline void rounds(double grid, int sms, int per_sm, double& ctas_on_busiest, double& full, double& tail) {
+  ctas_on_busiest = std::ceil(grid / std::max(1, sms));
+  full = std::floor(ctas_on_busiest / std::max(1, per_sm));
+  tail = ctas_on_busiest - full * per_sm;
+}
+
+}  // namespace bound
+
+}  // namespace gpuperf

@@ -1,0 +1,64 @@
+// The GPU-independent analysis of a kernel (see analysis.hpp): per-PC statistics, the atomics'
+// address distribution, program order and loops, and the CTAs a simulation replays.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "gpuperf/model/memory.hpp"
+#include "gpuperf/trace/ir.hpp"
+
+namespace gpuperf {
+
+struct PcStats {
+  double warp_exec = 0;         // scaled to the full grid
+  double thread_exec = 0;
+  double requests = 0;          // memory requests (= warp executions of a memory op with active lanes)
+  double sectors = 0;           // global: 32 B sectors requested
+  double lines = 0;
+  double wavefronts = 0;        // shared: bank passes; global: L1 wavefronts
+  // Reuse profiles (global memory ops with addresses only).
+  std::uint64_t l1_hist[ReuseProfiler::kBuckets] = {0};
+  std::uint64_t l2_hist[ReuseProfiler::kBuckets] = {0};
+  std::uint64_t l1_cold = 0, l2_cold = 0;
+  std::uint64_t l2_first_writes = 0;  // stores: sectors this PC is the first in the kernel to write (each is written back once)
+  bool has_profile = false;
+  // Accesses the L2 reuse profile saw at this PC (first touches and reuses).
+  double l2_profiled() const {
+    double n = static_cast<double>(l2_cold);
+    for (auto h : l2_hist) n += static_cast<double>(h);
+    return n;
+  }
+  bool in_loop = false;         // inside a backward-branch region
+  int load_group = -1;          // loads sharing an address base (count-only inputs)
+  double group_footprint_sectors = 0;
+};
+
+// Global atomics' address distribution (dynamic traces with addresses): what the L2's atomic
+// units serialize on. An op is one pass over one 32 B sector: lanes of a request on distinct
+// words of a sector share a pass, lanes on the same word take one pass each.
+struct AtomicProfile {
+  double ops_int = 0, ops_float = 0;  // L2 atomic ops, scaled to the grid
+  double updates = 0;                 // lane updates, scaled to the grid
+  double hot_updates = 0;             // updates of the most-updated word, scaled to the grid
+  double effective_words = 0;         // participation ratio (sum c)^2 / sum c^2, for the grid
+  bool present() const { return ops_int + ops_float > 0; }
+};
+
+struct KernelAnalysis {
+  std::shared_ptr<const Kernel> kernel;
+  std::vector<PcStats> pcs;                 // parallel to kernel->program
+  std::vector<std::uint32_t> order;         // program indices sorted by PC
+  std::vector<int> loop_head_of;            // for a backward branch at order index i: order index of its target, else -1
+  double scale = 1;                         // grid CTAs / traced CTAs
+  double total_warps = 0;                   // warps in the full grid
+  bool has_addresses = false;
+  bool dynamic = false;
+  std::vector<std::uint8_t> dyn_wavefronts; // per dynamic instruction (simulation MIO cost)
+  AtomicProfile atomics;
+  // CTAs available for simulation: each a list of warp indices into kernel->warps.
+  std::vector<std::vector<std::uint32_t>> ctas;
+};
+
+}  // namespace gpuperf

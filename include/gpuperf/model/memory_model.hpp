@@ -1,0 +1,173 @@
+// Memory model, per static instruction on one GPU: L1 and L2 hit rates (reuse distances of
+// the traced addresses, or assumptions when the input has none), the average result latency,
+// and the L2 and DRAM sectors it moves.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "gpuperf/arch/gpu_spec.hpp"
+#include "gpuperf/arch/instr_desc.hpp"
+#include "gpuperf/model/assumptions.hpp"
+#include "gpuperf/model/analysis.hpp"
+#include "gpuperf/model/bounds.hpp"
+#include "gpuperf/model/memory.hpp"
+#include "gpuperf/model/occupancy.hpp"
+#include "gpuperf/model/prediction.hpp"
+
+namespace gpuperf {
+
+// Per-PC memory behaviour for one GPU: hit rates and average latency.
+struct PcMemory {
+  double h1 = 0, h2 = 0;       // L1 hit, L2 hit given an L1 miss
+  double latency = 0;          // average result latency, cycles
+  double dram_sectors = 0, l2_sectors = 0;
+};
+
+namespace detail {
+
+inline double l1_capacity_bytes(const ArchTable& a, const Occupancy& o) {
+  double combined = a.cache.count("l1_shared_combined_kib") ? a.cachev("l1_shared_combined_kib") : 128;
+  return std::max(16.0, combined - o.shared_config_kib) * 1024.0;
+}
+
+// warm_fraction: share of first-touch (cold) L2 misses that hit because the data are
+// resident from a previous launch (0 for cold runs). dram_latency: the DRAM latency at the
+// launch's load (g.dram_latency plus the loaded-SM excess).
+inline PcMemory pc_memory(const StaticInstr& s, const PcStats& p, const InstrDesc& d, const ArchTable& a, const GpuSpec& g,
+                          const Occupancy& o, bool& assumed, double warm_fraction, double dram_latency) {
+  PcMemory m;
+  bool global_like = s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic || s.space == MemSpace::texture;
+  if (s.space == MemSpace::shared) {
+    double ways = p.requests > 0 ? p.wavefronts / p.requests : 1;
+    double lat = (d.mem_op == MemOp::atomic || d.mem_op == MemOp::reduction) && a.memory.count("shared_atomic_latency_cycles")
+                     ? a.mem("shared_atomic_latency_cycles") : g.shared_latency;
+    m.latency = lat + assume::bank_pass_cycles * std::max(0.0, ways - 1);  // each extra bank pass: one more wavefront
+    return m;
+  }
+  if (s.space == MemSpace::constant) { m.latency = d.latency; return m; }
+  if (!global_like) { m.latency = d.latency; return m; }
+  const bool is_store = s.mem_op == MemOp::store;
+  const bool is_atomic = s.mem_op == MemOp::atomic || s.mem_op == MemOp::reduction;
+  if (p.has_profile) {
+    double block = a.cache.count("sector_bytes") ? a.cachev("sector_bytes") : 32;
+    double h1 = is_store || is_atomic ? 0 : hit_rate(p.l1_hist, p.l1_cold, l1_capacity_bytes(a, o), block, a.cachev("l1_assoc"));
+    double h2all = hit_rate(p.l2_hist, p.l2_cold, g.l2_bytes, block, a.cachev("l2_assoc"));
+    double total = p.l2_profiled();
+    if (total > 0) h2all += warm_fraction * static_cast<double>(p.l2_cold) / total;
+    m.h1 = h1;
+    m.h2 = h1 < 1 ? std::clamp((h2all - h1) / (1 - h1), 0.0, 1.0) : 1.0;
+  } else {
+    assumed = true;
+    if (is_store || is_atomic) { m.h1 = 0; m.h2 = warm_fraction; }
+    else {
+      m.h2 = warm_fraction;  // every requested sector is a first touch: warm data hit
+      double h1 = 0;
+      if (p.load_group >= 0 && p.sectors > 0) h1 = std::clamp(1.0 - p.group_footprint_sectors / p.sectors, 0.0, assume::max_assumed_l1_hit);
+      m.h1 = h1;
+    }
+  }
+  if (is_atomic) {
+    m.latency = g.l2_hit_latency + (a.memory.count("global_atomic_latency_cycles") ? a.mem("global_atomic_latency_cycles") : 0);
+  } else if (is_store) {
+    m.latency = g.l1_hit_latency;  // stores complete at L1 from the warp's point of view
+  } else {
+    m.latency = m.h1 * g.l1_hit_latency + (1 - m.h1) * (m.h2 * g.l2_hit_latency + (1 - m.h2) * dram_latency);
+  }
+  double sectors = p.sectors;
+  m.l2_sectors = is_atomic ? p.requests : sectors * (1 - m.h1);
+  m.dram_sectors = is_atomic ? 0 : sectors * (1 - m.h1) * (1 - m.h2);
+  if (is_store && p.has_profile) {
+    // The L2 writes back: a store reaches DRAM once per sector the kernel dirties, whether or
+    // not its line was in L2 (a read-modify-write of y in y = a*x + y still writes y back),
+    // unless the kernel's data stay resident across launches (warm_fraction).
+    double profiled = p.l2_profiled();
+    double first_writes = profiled > 0 ? static_cast<double>(p.l2_first_writes) / profiled : 1.0;
+    m.dram_sectors = sectors * first_writes * (1 - warm_fraction);
+  }
+  return m;
+}
+
+}  // namespace detail
+
+inline bool global_like(MemSpace s) {
+  return s == MemSpace::global || s == MemSpace::local || s == MemSpace::generic || s == MemSpace::texture;
+}
+
+// Share of first-touch L2 misses that hit because the previous launch left the data in L2:
+// all when the kernel's distinct bytes fit in L2, none otherwise (a footprint larger than L2,
+// swept in the same order every launch, evicts itself: LRU on a cyclic stream keeps nothing).
+inline double warm_l2_fraction(const KernelAnalysis& an, const GpuSpec& g) {
+  // Distinct bytes: first-touch sectors of the traced stream (scaled to the grid), or every
+  // requested sector when the input has no addresses (an upper bound).
+  const Kernel& k = *an.kernel;
+  double footprint = 0;
+  for (std::size_t i = 0; i < k.program.size(); ++i) {
+    if (!global_like(k.program[i].space)) continue;
+    footprint += assume::sector_bytes * (an.pcs[i].has_profile ? static_cast<double>(an.pcs[i].l2_cold) * an.scale : an.pcs[i].sectors);
+  }
+  return footprint <= g.l2_bytes ? 1.0 : 0.0;
+}
+
+// A loaded SM sees a longer DRAM latency: with each resident warp keeping about one request in
+// flight (the measured curve's setup), add what the curve adds over its lightest load.
+inline double loaded_dram_latency(const GpuSpec& g, double warps_per_sm) {
+  double l = g.dram_latency;
+  if (const Curve* c = g.arch_table().curve("dram_line_latency_vs_warps_per_sm"); c && !c->x.empty())
+    l += bound::loaded_latency_excess(*c, warps_per_sm);
+  return l;
+}
+
+// Per-PC memory behaviour on one GPU (`mem`, and `latency`: every instruction's result
+// latency) and the kernel's memory totals.
+inline MemoryStats model_memory(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const GpuSpec& g, const Occupancy& o,
+                                double warm_fraction, double dram_latency, std::vector<PcMemory>& mem, std::vector<double>& latency) {
+  const Kernel& k = *an.kernel;
+  mem.resize(k.program.size());
+  latency.resize(k.program.size());
+  MemoryStats ms;
+  bool assumed = false;
+  double l1_hits_w = 0, l2_hits_w = 0, l1_w = 0, l2_w = 0, lat_w = 0, lat_n = 0;
+  for (std::size_t i = 0; i < k.program.size(); ++i) {
+    const auto& s = k.program[i];
+    const auto& p = an.pcs[i];
+    const PcMemory& m = mem[i] = detail::pc_memory(s, p, desc[i], g.arch_table(), g, o, assumed, warm_fraction, dram_latency);
+    latency[i] = s.space == MemSpace::none ? desc[i].latency : m.latency;
+    if (global_like(s.space)) {
+      if (s.mem_op == MemOp::load) {
+        ms.global_load_requests += p.requests;
+        ms.global_load_sectors += p.sectors;
+        l1_w += p.sectors; l1_hits_w += p.sectors * m.h1;
+        l2_w += p.sectors * (1 - m.h1); l2_hits_w += p.sectors * (1 - m.h1) * m.h2;
+        lat_w += p.requests * m.latency; lat_n += p.requests;
+        ms.dram_read_bytes += m.dram_sectors * assume::sector_bytes;
+      } else if (s.mem_op == MemOp::store) {
+        ms.global_store_requests += p.requests;
+        ms.global_store_sectors += p.sectors;
+        ms.dram_write_bytes += m.dram_sectors * assume::sector_bytes;
+      } else {
+        ms.atomic_requests += p.requests;
+      }
+      ms.l2_bytes += m.l2_sectors * assume::sector_bytes;
+    } else if (s.space == MemSpace::shared) {
+      ms.shared_requests += p.requests;
+      ms.shared_wavefronts += p.wavefronts;
+    }
+  }
+  ms.l1_hit_rate = l1_w > 0 ? l1_hits_w / l1_w : 0;
+  ms.l2_hit_rate = l2_w > 0 ? l2_hits_w / l2_w : 0;
+  ms.avg_load_latency = lat_n > 0 ? lat_w / lat_n : 0;
+  ms.hit_rates_assumed = assumed;
+  return ms;
+}
+
+// Whole-kernel bounds from the memory totals: DRAM and L2 bandwidth, and the L2's atomic units.
+inline void add_memory_bounds(Bounds& b, const MemoryStats& ms, const AtomicProfile& at, const GpuSpec& g, double dram_gbs) {
+  b.dram = bound::bandwidth(ms.dram_read_bytes + ms.dram_write_bytes, dram_gbs, g.sm_clock_mhz);
+  b.l2 = bound::bandwidth(ms.l2_bytes, g.l2_bandwidth_gbs, g.sm_clock_mhz);
+  const ArchTable& a = g.arch_table();
+  if (const Curve* rate = a.curve("global_atomic_ops_per_cycle_vs_addresses"); rate && at.present())
+    b.atomics = bound::atomics(at.ops_int, at.ops_float, at.effective_words, at.hot_updates, *rate, a.curve("global_atomic_f32_ops_per_cycle_vs_addresses"));
+}
+
+}  // namespace gpuperf

@@ -1,0 +1,145 @@
+// What the model returns for one kernel on one GPU: numbers, enums and warning codes with
+// their arguments. The text for people (bottleneck detail, warnings, hit-rate basis) is
+// written by report/explain.hpp; the model never includes report/.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuperf/arch/instr_desc.hpp"
+#include "gpuperf/model/occupancy.hpp"
+#include "gpuperf/trace/ir.hpp"
+
+namespace gpuperf {
+
+enum class Mode : std::uint8_t { simulation, bounds };
+
+// What sets the kernel's time. The first five are a round's bounds; occupancy and tail refine
+// latency; launch: the launch overhead exceeds the kernel body.
+enum class Bottleneck : std::uint8_t { issue, functional_unit, latency, shared_memory, l1, l2, dram, atomics, occupancy, tail, launch };
+
+// What bounds the roofline's attainable rate.
+enum class RooflineBound : std::uint8_t { no_flops, dram, compute };
+
+enum class WarningCode : std::uint8_t {
+  input,              // a reader's warning: {text}
+  other_arch_sass,    // {sm_version, arch, gpu}
+  unsupported_class,  // {opcode, class, arch}
+  unknown_opcodes,    // {count, comma-separated opcodes}
+  registers_assumed,  // {}
+  hit_rates_assumed,  // {}
+  counts_only_input,  // simulation requested on counts: {}
+  ctas_replayed,      // {traced CTAs, resident CTAs}
+};
+
+struct Warning {
+  WarningCode code = WarningCode::input;
+  std::vector<std::string> args;
+  bool operator==(const Warning& o) const { return code == o.code && args == o.args; }
+};
+
+// Cycles lost by an instruction before it issued, by cause.
+struct StallBreakdown {
+  double dependency = 0;  // waiting for a register (ALU latency)
+  double memory = 0;      // waiting for a memory result
+  double pipe = 0;        // functional unit busy (issue interval)
+  double mio = 0;         // shared memory / L1 wavefront queue
+  double barrier = 0;     // CTA barrier
+  double not_selected = 0;// sub-partition issuing another warp
+  double control = 0;     // compiler stall counts beyond the dependency (joined listing)
+  double total() const { return dependency + memory + pipe + mio + barrier + not_selected + control; }
+  StallBreakdown scaled(double f) const {
+    StallBreakdown r = *this;
+    for (double* v : {&r.dependency, &r.memory, &r.pipe, &r.mio, &r.barrier, &r.not_selected, &r.control}) *v *= f;
+    return r;
+  }
+  StallBreakdown& operator+=(const StallBreakdown& o) {
+    dependency += o.dependency; memory += o.memory; pipe += o.pipe; mio += o.mio; barrier += o.barrier; not_selected += o.not_selected; control += o.control;
+    return *this;
+  }
+  std::map<std::string, double> as_map() const {
+    return {{"dependency", dependency}, {"memory", memory}, {"pipe", pipe}, {"mio", mio}, {"barrier", barrier}, {"not_selected", not_selected}, {"control", control}};
+  }
+};
+
+struct PerPcRow {
+  std::uint64_t pc = 0;
+  std::string text;           // disassembly or opcode
+  std::string op_class;
+  double warp_executions = 0; // over the whole grid
+  double latency = 0;         // cycles (memory: modelled average)
+  double issue_interval = 0;
+  StallBreakdown stalls;      // per execution, averaged
+  double stall_cycles_total = 0;  // stalls x executions, summed over the grid
+  bool unknown_opcode = false;
+};
+
+// Lower bounds on the kernel's time, each in cycles; the largest is the bottleneck.
+struct Bounds {
+  double issue = 0, functional_unit = 0, latency = 0, shared_memory = 0, l1 = 0, l2 = 0, dram = 0;
+  double atomics = 0;        // L2 atomic units: same-word updates serialize (measured rate curves)
+  std::string busiest_unit;  // class of the functional-unit bound
+  std::map<std::string, double> as_map() const {
+    return {{"issue", issue}, {"functional_unit", functional_unit}, {"latency", latency}, {"shared_memory", shared_memory},
+            {"l1", l1}, {"l2", l2}, {"dram", dram}, {"atomics", atomics}};
+  }
+};
+
+struct Roofline {
+  double flops_fp16 = 0, flops_fp32 = 0, flops_fp64 = 0, flops_tensor = 0;
+  double bytes_l1 = 0, bytes_l2 = 0, bytes_dram = 0;
+  double ai_l1 = 0, ai_l2 = 0, ai_dram = 0;   // FLOP per byte
+  double peak_gflops = 0;                     // of the dominant precision
+  double dram_gbs = 0, l2_gbs = 0;
+  double attainable_gflops = 0;
+  double achieved_gflops = 0;                 // predicted FLOPs / predicted time
+  RooflineBound bound = RooflineBound::no_flops;
+  Precision precision = Precision::none;      // dominant precision
+  double total_flops() const { return flops_fp16 + flops_fp32 + flops_fp64 + flops_tensor; }
+};
+
+struct MemoryStats {
+  double global_load_requests = 0, global_store_requests = 0, atomic_requests = 0;
+  double global_load_sectors = 0, global_store_sectors = 0;
+  double shared_requests = 0, shared_wavefronts = 0;
+  double l1_hit_rate = 0, l2_hit_rate = 0;
+  bool hit_rates_assumed = false;            // no addresses in the input
+  double dram_read_bytes = 0, dram_write_bytes = 0, l2_bytes = 0;
+  double avg_load_latency = 0;               // cycles
+};
+
+struct KernelReport {
+  std::string name;
+  std::uint32_t launch_id = 0;
+  SourceFormat input_format = SourceFormat::unknown;
+  std::string gpu, arch;
+  Mode mode = Mode::bounds;
+  double sm_clock_mhz = 0;
+  double time_us = 0;           // predicted, launch overhead included
+  double cycles = 0;            // SM cycles of the kernel body
+  double launch_overhead_us = 0;
+  double time_low_us = 0, time_high_us = 0;  // uncertainty range
+  Bottleneck bottleneck = Bottleneck::latency;
+  Bottleneck under_launch = Bottleneck::latency;  // what launch hides (bottleneck == launch)
+  bool grid_underfills = false;                   // latency-bound with fewer CTAs than SMs
+  int sms = 0;                                    // of the GPU predicted on
+  double atomic_updates = 0, atomic_words = 0;    // of the atomics bound (grid-scaled)
+  Bounds bounds;
+  Occupancy occupancy;
+  double grid_ctas = 0, ctas_per_sm = 0, waves = 0, tail_ctas = 0;
+  double simulated_ctas = 0;
+  double warp_instructions = 0, thread_instructions = 0;
+  double ipc = 0;               // warp instructions per SM cycle, per active SM
+  MemoryStats memory;
+  Roofline roofline;
+  StallBreakdown stalls;        // summed over the grid
+  std::vector<PerPcRow> per_pc;
+  std::map<std::string, std::uint64_t> unknown_opcodes;  // opcode -> static count
+  std::vector<Warning> warnings;
+  std::optional<double> measured_time_us;  // attached by views for comparison; never a model input
+};
+
+}  // namespace gpuperf

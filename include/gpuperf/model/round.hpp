@@ -1,0 +1,29 @@
+// One round of resident CTAs on the busiest SM: what both modes read, and what they return.
+#pragma once
+
+#include <vector>
+
+#include "gpuperf/arch/instr_desc.hpp"
+#include "gpuperf/model/analysis.hpp"
+#include "gpuperf/model/memory_model.hpp"
+#include "gpuperf/model/prediction.hpp"
+
+namespace gpuperf {
+
+// Everything predict() derives for one GPU before placing rounds.
+struct RoundModel {
+  const KernelAnalysis* an = nullptr;
+  const std::vector<InstrDesc>* desc = nullptr;
+  std::vector<PcMemory> mem;
+  std::vector<double> latency;  // per static instruction: result latency on this GPU
+};
+
+// What a mode derives for one round.
+struct RoundResult {
+  double cycles = 0;
+  Bounds bounds;
+  std::vector<StallBreakdown> pc_stalls;  // per static instruction, summed over the round's warps
+  double warp_instructions = 0;
+};
+
+}  // namespace gpuperf

@@ -1,0 +1,292 @@
+// Simulation mode: one SM, `ctas` resident CTAs replayed from the trace. The SM's units are
+// small types: each warp's Scoreboard, the UnitTimers of every class, the MioQueue, the
+// CtaBarriers; SmSimulator's scheduler picks the earliest issue over all sub-partitions.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpuperf/arch/gpu_spec.hpp"
+#include "gpuperf/model/assumptions.hpp"
+#include "gpuperf/model/round.hpp"
+
+namespace gpuperf {
+
+namespace sim {
+
+// A warp's registers: when each value is ready, and whether a memory access produces it.
+// Slots: 4 register kinds x 256 indices.
+class Scoreboard {
+ public:
+  static std::size_t slot(std::uint16_t r) {
+    unsigned kind = r >> 14, idx = r & 0x3fff;
+    if (idx > 255) idx = 255;
+    return kind * 256 + idx;
+  }
+  // Raises `t` to when all of `src` are ready; `mem`: the latest is a memory result.
+  void wait(const std::vector<std::uint16_t>& src, double& t, bool& mem) const {
+    for (auto reg : src) {
+      auto sl = slot(reg);
+      if (ready_[sl] > t) { t = ready_[sl]; mem = from_memory_[sl]; }
+    }
+  }
+  void write(const std::vector<std::uint16_t>& dst, double t, bool mem) {
+    for (auto reg : dst) {
+      auto sl = slot(reg);
+      ready_[sl] = static_cast<float>(t);
+      from_memory_[sl] = mem;
+    }
+  }
+
+ private:
+  std::vector<float> ready_ = std::vector<float>(1024, 0.f);
+  std::vector<std::uint8_t> from_memory_ = std::vector<std::uint8_t>(1024, 0);
+};
+
+struct Warp {
+  std::uint64_t pos = 0, end = 0;  // next and end dynamic instruction
+  double ready = 0;                // earliest next issue (previous issue + spacing)
+  double last_completion = 0;
+  int smsp = 0, cta = 0;
+  bool done = false, at_barrier = false;
+  double barrier_arrival = 0;
+  Scoreboard registers;
+  // Readiness of the next instruction, cached: registers change only when this warp issues.
+  double dep = 0;
+  bool dep_mem = false, dep_valid = false;
+};
+
+// When each class's unit accepts the next instruction: one unit per sub-partition, or one for
+// the whole SM (sm_scope classes).
+class UnitTimers {
+ public:
+  UnitTimers(const std::vector<InstrDesc>& desc, int sub_partitions) {
+    std::map<std::string, int> class_id;
+    for (auto& d : desc) class_id.emplace(d.op_class, static_cast<int>(class_id.size()));
+    cls_of_.resize(desc.size());
+    for (std::size_t i = 0; i < desc.size(); ++i) cls_of_[i] = static_cast<std::size_t>(class_id[desc[i].op_class]);
+    sp_free_.assign(static_cast<std::size_t>(sub_partitions), std::vector<double>(class_id.size(), 0));
+    sm_free_.assign(class_id.size(), 0);
+  }
+  // The timer of static instruction `si`'s unit on sub-partition `sp`.
+  double& free_at(const InstrDesc& d, std::uint32_t si, std::size_t sp) {
+    return d.sm_scope ? sm_free_[cls_of_[si]] : sp_free_[sp][cls_of_[si]];
+  }
+
+ private:
+  std::vector<std::size_t> cls_of_;
+  std::vector<std::vector<double>> sp_free_;
+  std::vector<double> sm_free_;
+};
+
+// The SM's L1/shared pipeline: `rate` wavefronts per cycle, first come first served.
+struct MioQueue {
+  double rate = 1;
+  double free = 0;  // when the last queued wavefront leaves
+  // Start of an access of `wavefronts` offered at `t`.
+  double enqueue(double t, double wavefronts) {
+    double start = std::max(t, free);
+    free = start + wavefronts / rate;
+    return start;
+  }
+};
+
+// Per CTA: warps still running and warps waiting at the barrier.
+struct CtaBarriers {
+  std::vector<int> live, arrived;
+  double latency = 0;  // from the last arrival to the release
+  bool complete(int c) const { return arrived[static_cast<std::size_t>(c)] >= live[static_cast<std::size_t>(c)]; }
+};
+
+class SmSimulator {
+ public:
+  SmSimulator(const RoundModel& rm, const GpuSpec& g, int ctas)
+      : an_(*rm.an), k_(*an_.kernel), desc_(*rm.desc), rm_(rm), S_(std::max(1, g.arch_table().sub_partitions)),
+        ctrl_(k_.has_control_bits()), units_(desc_, S_) {
+    const ArchTable& a = g.arch_table();
+    r_.pc_stalls.assign(k_.program.size(), StallBreakdown{});
+    place_warps(ctas);
+    smsp_free_.assign(static_cast<std::size_t>(S_), 0);
+    mio_.rate = a.memory.count("l1_wavefronts_per_cycle") ? a.mem("l1_wavefronts_per_cycle") : 1;
+    bar_.latency = a.classes.count("barrier") && a.classes.at("barrier").present && !a.classes.at("barrier").unsupported
+                       ? a.classes.at("barrier").latency.value : assume::default_barrier_cycles;
+  }
+
+  RoundResult run() {
+    std::size_t guard = 0;
+    while (live_ > 0) {
+      Pick p = pick();
+      if (p.warp < 0) {
+        if (!release_stuck()) break;
+        continue;
+      }
+      if (++guard > 2000000000ull) break;
+      issue(p);
+    }
+    r_.cycles = end_time_;
+    r_.warp_instructions = instrs_;
+    return r_;
+  }
+
+ private:
+  struct Pick {
+    int warp = -1;
+    double t = std::numeric_limits<double>::infinity();
+    double dep = 0, unit = 0;  // when its registers, then its unit, were ready
+    bool dep_mem = false;
+  };
+
+  // Warps the tracer saw, CTA by CTA (replayed when the trace holds fewer CTAs than resident),
+  // dealt round-robin to the sub-partitions. A CTA with fewer traced warps than its launch
+  // still issues only those (sampled traces record whole CTAs).
+  void place_warps(int ctas) {
+    int slot = 0;
+    for (int c = 0; c < ctas; ++c) {
+      const auto& cta = an_.ctas[static_cast<std::size_t>(c) % an_.ctas.size()];
+      bar_.live.push_back(0);
+      bar_.arrived.push_back(0);
+      for (auto w : cta) {
+        Warp sw;
+        sw.pos = k_.warps[w].begin;
+        sw.end = k_.warps[w].end;
+        sw.smsp = slot++ % S_;
+        sw.cta = c;
+        warps_.push_back(std::move(sw));
+        bar_.live.back()++;
+      }
+    }
+    live_ = warps_.size();
+    by_sp_.assign(static_cast<std::size_t>(S_), {});
+    for (int w = 0; w < static_cast<int>(warps_.size()); ++w) by_sp_[static_cast<std::size_t>(warps_[w].smsp)].push_back(w);
+  }
+
+  // The scheduler: the earliest issue among all sub-partitions' ready warps.
+  Pick pick() {
+    Pick best;
+    for (int sp = 0; sp < S_; ++sp) {
+      for (int wi : by_sp_[static_cast<std::size_t>(sp)]) {
+        auto& w = warps_[static_cast<std::size_t>(wi)];
+        if (w.done || w.at_barrier) continue;
+        if (w.pos >= w.end) { finish_warp(w, w.ready); continue; }
+        const auto& d = k_.dyn[w.pos];
+        if (!w.dep_valid) {
+          w.dep = w.ready;
+          w.dep_mem = false;
+          w.registers.wait(k_.program[d.static_index].src, w.dep, w.dep_mem);
+          w.dep_valid = true;
+        }
+        if (w.dep >= best.t) continue;  // cannot beat the best candidate
+        double unit = std::max(w.dep, units_.free_at(desc_[d.static_index], d.static_index, static_cast<std::size_t>(sp)));
+        double t = std::max(unit, smsp_free_[static_cast<std::size_t>(sp)]);
+        if (t < best.t) best = Pick{wi, t, w.dep, unit, w.dep_mem};
+      }
+    }
+    return best;
+  }
+
+  // Everyone left waits at a barrier whose CTA cannot complete (a malformed trace): release.
+  bool release_stuck() {
+    bool any = false;
+    for (std::size_t c = 0; c < bar_.arrived.size(); ++c)
+      if (bar_.arrived[c] > 0) { release_barrier(static_cast<int>(c), end_time_); any = true; }
+    return any;
+  }
+
+  void issue(const Pick& p) {
+    auto& w = warps_[static_cast<std::size_t>(p.warp)];
+    const auto& d = k_.dyn[w.pos];
+    const std::uint32_t si = d.static_index;
+    const auto& s = k_.program[si];
+    const auto& ds = desc_[si];
+    const double t = p.t;
+    auto& st = r_.pc_stalls[si];
+    double dep_wait = p.dep - w.ready;
+    if (dep_wait > 0) { if (p.dep_mem) st.memory += dep_wait; else st.dependency += dep_wait; }
+    st.pipe += p.unit - p.dep;
+    st.not_selected += t - p.unit;
+    const auto sp = static_cast<std::size_t>(w.smsp);
+    smsp_free_[sp] = t + 1;
+    units_.free_at(ds, si, sp) = t + ds.issue_interval;
+    double completion = t + rm_.latency[si];
+    bool is_mem = s.space != MemSpace::none && s.space != MemSpace::constant;
+    if (is_mem && d.active_mask) {
+      double wf = an_.dyn_wavefronts.empty() ? 1 : std::max<double>(1, an_.dyn_wavefronts[w.pos]);
+      st.mio += mio_.enqueue(t, wf) - t;
+      completion = mio_.free + rm_.latency[si];
+    }
+    w.registers.write(s.dst, completion, is_mem);
+    w.last_completion = std::max(w.last_completion, completion);
+    double spacing = 1;
+    if (ctrl_ && s.control.valid) {
+      spacing = std::max(1.0, double(s.control.stall));
+      st.control += spacing - 1;
+    }
+    w.ready = t + spacing;
+    w.dep_valid = false;
+    ++w.pos;
+    ++instrs_;
+    end_time_ = std::max(end_time_, t + 1);
+    synchronize(w, d, ds, t);
+  }
+
+  // After an issue: arrival at a CTA barrier, or the warp's exit.
+  void synchronize(Warp& w, const DynInstr& d, const InstrDesc& ds, double t) {
+    if (ds.is_barrier && d.active_mask) {
+      w.at_barrier = true;
+      w.barrier_arrival = t;
+      ++bar_.arrived[static_cast<std::size_t>(w.cta)];
+      if (bar_.complete(w.cta)) release_barrier(w.cta, t);
+    }
+    if ((ds.is_exit && d.active_mask == 0xffffffffu) || w.pos >= w.end) {
+      if (w.at_barrier) { w.at_barrier = false; bar_.arrived[static_cast<std::size_t>(w.cta)]--; }
+      finish_warp(w, t + 1);
+      if (bar_.arrived[static_cast<std::size_t>(w.cta)] > 0 && bar_.complete(w.cta)) release_barrier(w.cta, t);
+    }
+  }
+
+  void finish_warp(Warp& w, double t) {
+    if (w.done) return;
+    w.done = true;
+    --live_;
+    end_time_ = std::max({end_time_, t, w.last_completion});
+    bar_.live[static_cast<std::size_t>(w.cta)]--;
+  }
+
+  void release_barrier(int c, double t) {
+    double rel = t + bar_.latency;
+    for (auto& w : warps_)
+      if (w.cta == c && w.at_barrier) {
+        w.at_barrier = false;
+        r_.pc_stalls[k_.dyn[w.pos - 1].static_index].barrier += rel - w.barrier_arrival;
+        w.ready = std::max(w.ready, rel);
+        w.dep_valid = false;
+      }
+    bar_.arrived[static_cast<std::size_t>(c)] = 0;
+  }
+
+  const KernelAnalysis& an_;
+  const Kernel& k_;
+  const std::vector<InstrDesc>& desc_;
+  const RoundModel& rm_;
+  const int S_;
+  const bool ctrl_;
+  std::vector<Warp> warps_;
+  std::vector<std::vector<int>> by_sp_;  // warps of each sub-partition
+  std::vector<double> smsp_free_;        // each sub-partition issues one instruction per cycle
+  UnitTimers units_;
+  MioQueue mio_;
+  CtaBarriers bar_;
+  std::size_t live_ = 0;
+  double end_time_ = 0, instrs_ = 0;
+  RoundResult r_;
+};
+
+}  // namespace sim
+
+inline RoundResult simulate_round(const RoundModel& rm, const GpuSpec& g, int ctas) { return sim::SmSimulator(rm, g, ctas).run(); }
+
+}  // namespace gpuperf

@@ -1,0 +1,53 @@
+// Waves and the tail: rounds of resident CTAs on the busiest SM, and how a round's cycles and
+// stalls scale to the whole kernel.
+#pragma once
+
+#include <algorithm>
+
+#include "gpuperf/model/bounds.hpp"
+#include "gpuperf/model/prediction.hpp"
+
+namespace gpuperf {
+
+struct Waves {
+  double grid = 0;            // CTAs in the launch
+  double per_sm = 0;          // CTAs on the busiest SM
+  double full = 0, tail = 0;  // full rounds, and the CTAs of the last partial one
+  int blocks_per_sm = 0;      // resident CTAs of a full round
+  int resident = 0;           // CTAs resident at once when the grid is smaller than a round
+  bool has_tail() const { return full > 0 && tail > 0; }
+  // CTAs of the round that is simulated or averaged.
+  int round_ctas() const { return full > 0 ? blocks_per_sm : resident; }
+};
+
+inline Waves place_rounds(double grid, int sms, int blocks_per_sm) {
+  Waves w;
+  w.grid = grid;
+  w.blocks_per_sm = blocks_per_sm;
+  bound::rounds(grid, sms, blocks_per_sm, w.per_sm, w.full, w.tail);
+  w.resident = static_cast<int>(std::min<double>(blocks_per_sm, w.per_sm));
+  return w;
+}
+
+// SM cycles of the kernel body: the full rounds, then the tail round.
+inline double sm_cycles(const Waves& w, double round_cycles, double tail_cycles) {
+  return (w.full > 0 ? w.full * round_cycles : round_cycles) + (w.has_tail() ? tail_cycles : 0);
+}
+
+// A round's bounds on the kernel's scale: as many rounds as the busiest SM runs.
+inline Bounds kernel_scale(Bounds b, double sm_cycles, double round_cycles) {
+  double rounds_equiv = round_cycles > 0 ? sm_cycles / round_cycles : 1;
+  for (double* v : {&b.issue, &b.functional_unit, &b.latency, &b.shared_memory, &b.l1}) *v *= rounds_equiv;
+  return b;
+}
+
+// Factor from a full round's stalls to the grid's; a tail round happens once on every SM and
+// is added apart.
+inline double grid_scale(const Waves& w) {
+  double round_ctas = w.round_ctas();
+  double s = round_ctas > 0 ? w.grid / round_ctas : 0;
+  if (w.has_tail()) s = (w.grid * (w.full * w.blocks_per_sm) / std::max(1.0, w.per_sm)) / round_ctas;
+  return s;
+}
+
+}  // namespace gpuperf

@@ -1,0 +1,127 @@
+// The text for people: names of the model's enums, the bottleneck's explanation, the basis of
+// the hit rates and the warnings, written from the typed prediction (model/prediction.hpp).
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "gpuperf/model/prediction.hpp"
+
+namespace gpuperf {
+
+inline const char* to_string(Mode m) { return m == Mode::simulation ? "simulation" : "bounds"; }
+
+inline const char* to_string(Bottleneck b) {
+  switch (b) {
+    case Bottleneck::issue: return "issue";
+    case Bottleneck::functional_unit: return "functional_unit";
+    case Bottleneck::latency: return "latency";
+    case Bottleneck::shared_memory: return "shared_memory";
+    case Bottleneck::l1: return "l1";
+    case Bottleneck::l2: return "l2";
+    case Bottleneck::dram: return "dram";
+    case Bottleneck::atomics: return "atomics";
+    case Bottleneck::occupancy: return "occupancy";
+    case Bottleneck::tail: return "tail";
+    case Bottleneck::launch: return "launch";
+  }
+  return "unknown";
+}
+
+inline const char* to_string(Limiter l) {
+  switch (l) {
+    case Limiter::warps: return "warps";
+    case Limiter::registers: return "registers";
+    case Limiter::shared: return "shared";
+    case Limiter::blocks: return "blocks";
+  }
+  return "unknown";
+}
+
+// The roofline's name of a precision ("none" when the kernel has no floating-point work).
+inline const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::fp16: return "fp16";
+    case Precision::fp32: return "fp32";
+    case Precision::fp64: return "fp64";
+    case Precision::tensor: return "tensor";
+    default: return "none";
+  }
+}
+
+namespace detail {
+
+inline std::string fmt_pct(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f%%", 100 * x);
+  return b;
+}
+
+inline std::string bottleneck_detail(Bottleneck b, const KernelReport& k) {
+  const auto& o = k.occupancy;
+  switch (b) {
+    case Bottleneck::dram:
+      return "DRAM bandwidth (" + std::to_string(int((k.memory.dram_read_bytes + k.memory.dram_write_bytes) / 1e6)) + " MB)";
+    case Bottleneck::l2: return "L2 bandwidth";
+    case Bottleneck::atomics:
+      return "L2 atomic serialization (" + std::to_string(static_cast<long long>(k.atomic_updates)) + " updates over ~" +
+             std::to_string(static_cast<long long>(k.atomic_words)) + " words)";
+    case Bottleneck::functional_unit: return "busiest unit: " + k.bounds.busiest_unit;
+    case Bottleneck::latency:
+      if (k.grid_underfills)
+        return "grid of " + std::to_string(int(k.grid_ctas)) + " CTA(s) fills " + std::to_string(int(k.grid_ctas)) + " of " + std::to_string(k.sms) + " SMs";
+      return "dependency chains not hidden by " + std::to_string(o.active_warps_per_sm) + " resident warps";
+    case Bottleneck::occupancy:
+      return "latency-bound at " + fmt_pct(o.occupancy) + " occupancy (limited by " + to_string(o.limiter) + ")";
+    case Bottleneck::tail: return "last partial wave of " + std::to_string(int(k.tail_ctas)) + " CTA(s) per SM";
+    case Bottleneck::launch: return std::string(to_string(k.under_launch)) + "; the launch overhead dominates";
+    default: return "";
+  }
+}
+
+}  // namespace detail
+
+inline std::string bottleneck_detail(const KernelReport& k) { return detail::bottleneck_detail(k.bottleneck, k); }
+
+inline std::string hit_rate_basis(const MemoryStats& m) {
+  return m.hit_rates_assumed ? "assumed: the input has no addresses (every requested sector is fetched once from DRAM, except sectors shared by loads with the same base register)"
+                             : "reuse distances of the traced addresses (L1 per CTA, L2 over the traced grid)";
+}
+
+inline std::string roofline_bound(const Roofline& r) {
+  switch (r.bound) {
+    case RooflineBound::dram: return "DRAM bandwidth";
+    case RooflineBound::compute: return std::string("compute (") + precision_name(r.precision) + ")";
+    default: return "no floating-point work";
+  }
+}
+
+inline std::string explain(const Warning& w) {
+  auto arg = [&](std::size_t i) { return i < w.args.size() ? w.args[i] : std::string(); };
+  switch (w.code) {
+    case WarningCode::input: return arg(0);
+    case WarningCode::other_arch_sass:
+      return "trace was compiled for sm_" + arg(0) + " and is predicted on " + arg(1) + " (" + arg(2) +
+             "): SASS of another architecture; costs are looked up by opcode class";
+    case WarningCode::unsupported_class:
+      return "opcode " + arg(0) + " uses class '" + arg(1) + "', which " + arg(2) + " does not support; a generic cost was used";
+    case WarningCode::unknown_opcodes: return arg(0) + " unknown opcode(s) classified by prefix: " + arg(1);
+    case WarningCode::registers_assumed: return "register count unknown; 32 registers per thread assumed for occupancy";
+    case WarningCode::hit_rates_assumed:
+      return "cache hit rates assumed (no addresses in the input); the time range shows all-hit and all-miss extremes";
+    case WarningCode::counts_only_input:
+      return "simulation needs per-warp instruction streams; this input has counts only, so bounds mode was used";
+    case WarningCode::ctas_replayed:
+      return "trace holds " + arg(0) + " CTA(s); the simulated SM replays them to fill " + arg(1) + " resident CTAs";
+  }
+  return arg(0);
+}
+
+inline std::vector<std::string> explain(const std::vector<Warning>& ws) {
+  std::vector<std::string> out;
+  for (auto& w : ws) out.push_back(explain(w));
+  return out;
+}
+
+}  // namespace gpuperf
