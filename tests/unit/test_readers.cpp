@@ -259,3 +259,31 @@ TEST_CASE("format detection ignores file names") {
   CHECK(detect_file(kFix + "/devsample/devkernels_sm90.nvdisasm.sass.xz") == InputKind::sass_listing);
   CHECK(detect_file(kAs + "/kernelslist.g") == InputKind::accelsim_kernelslist);
 }
+
+// Found by the public validation corpus: gpuperf's own tracer prints the CUstream handle, a
+// 64-bit pointer value, and the reader rejected every trace of a program on a created stream.
+TEST_CASE("a 64-bit CUDA stream handle in a trace header is accepted and kept") {
+  std::ifstream in(kAs + "/v5_modes.traceg");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string t = text.str();
+  auto at = t.find("-cuda stream id = 0");
+  REQUIRE(at != std::string::npos);
+  t.replace(at, std::string("-cuda stream id = 0").size(), "-cuda stream id = 94635693211168");
+  std::string p = tmp_path("stream64.traceg");
+  write_file(p, t);
+  Kernel k = AccelSimKernelReader::read(p);
+  CHECK(k.launch.cuda_stream == 94635693211168ull);
+  std::filesystem::remove(p);
+}
+
+// Found by the public validation corpus: the raw page prints "<unnamed>" as "unnamed>", and the
+// unbalanced bracket hid the function's name, so PyTorch's kernels in anonymous namespaces
+// failed the source/raw join.
+TEST_CASE("ncu base names agree across the pages' spellings of anonymous namespaces") {
+  const std::string source = "void at::native::<unnamed>::cunn_SoftMaxForward<(int)4, float, float, float, "
+                             "at::native::<unnamed>::LogSoftMaxForwardEpilogue>(T4 *, const T2 *, int)";
+  const std::string raw = "void unnamed>::cunn_SoftMaxForward<4, float, float, float, unnamed>::LogSoftMaxForwardEpilogue>(T4 *, const T2 *, int)";
+  CHECK(ncu_base_name(source) == "cunn_SoftMaxForward");
+  CHECK(ncu_base_name(raw) == "cunn_SoftMaxForward");
+}

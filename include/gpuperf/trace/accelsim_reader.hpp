@@ -25,7 +25,7 @@ struct AccelSimHeader {
   std::uint32_t kernel_id = 0;
   Dim3 grid, block;
   std::int64_t shmem = -1, nregs = -1, binary_version = -1;
-  std::uint32_t stream = 0;
+  std::uint64_t stream = 0;
   std::uint64_t shmem_base = 0, local_base = 0;
   int tracer_version = 0;  // 0 = no version line (old, < 3)
   bool lineinfo = false;
@@ -106,7 +106,14 @@ inline bool parse_header_line(std::string_view line, AccelSimHeader& h, const st
   else if (key == "shmem") h.shmem = to_int(val);
   else if (key == "nregs") h.nregs = to_int(val);
   else if (key == "binary version") h.binary_version = to_int(val);
-  else if (key == "cuda stream id") h.stream = static_cast<std::uint32_t>(to_range(val, 0, 0xffffffffll));
+  else if (key == "cuda stream id") {
+    // Tracers print the CUstream handle, a 64-bit pointer value (0 for the legacy stream).
+    std::uint64_t x = 0;
+    auto r = std::from_chars(val.data(), val.data() + val.size(), x, 10);
+    if (r.ec != std::errc() || r.ptr != val.data() + val.size())
+      throw ParseError(file, ln, val_col, "expected 'cuda stream id' as an unsigned 64-bit number, found '" + std::string(val) + "'");
+    h.stream = x;
+  }
   else if (key == "shmem base_addr") h.shmem_base = to_hex(val);
   else if (key == "local mem base_addr") h.local_base = to_hex(val);
   else if (key == "nvbit version") h.nvbit_version = std::string(val);

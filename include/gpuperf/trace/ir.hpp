@@ -46,7 +46,7 @@ struct LaunchConfig {
   std::uint32_t static_shared_bytes = 0;
   std::uint32_t dynamic_shared_bytes = 0;
   std::uint32_t sm_version = 0;             // 90 for sm_90; 0 = unknown
-  std::uint32_t cuda_stream = 0;
+  std::uint64_t cuda_stream = 0;  // a stream id or a CUstream handle value
   std::uint32_t warps_per_cta() const { return static_cast<std::uint32_t>((block.count() + 31) / 32); }
 };
 

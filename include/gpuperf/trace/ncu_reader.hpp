@@ -334,9 +334,14 @@ inline std::vector<NcuRawRow> read_ncu_raw(const std::string& path) {
 // brackets dropped, then the last namespace component. The two ncu pages print the same
 // kernel differently ("<(int)16>" vs "<16>", "at::native::" vs "native::").
 inline std::string ncu_base_name(const std::string& demangled) {
+  // The raw page abbreviates an anonymous namespace "<unnamed>" to "unnamed>", an unbalanced
+  // bracket that would hide the rest of the name: both spellings become "unnamed" first.
+  std::string name = demangled;
+  for (const std::string form : {"<unnamed>", "unnamed>"})
+    for (auto at = name.find(form); at != std::string::npos; at = name.find(form, at)) name.replace(at, form.size(), "unnamed");
   std::string flat;
   int depth = 0;
-  for (char c : demangled) {
+  for (char c : name) {
     if (c == '<' || c == '(' || c == '[') { ++depth; continue; }
     if (c == '>' || c == ')' || c == ']') { if (depth > 0) --depth; continue; }
     if (depth == 0) flat.push_back(c);
