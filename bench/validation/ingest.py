@@ -22,6 +22,7 @@ import csv
 import io
 import json
 import lzma
+import math
 import os
 import re
 import shutil
@@ -66,6 +67,27 @@ def trim_trace(src, dst, limit):
     return f"cut to the first {keep} of {traced} traced CTAs (size)"
 
 
+def repair_kernelslist(tdir, notes):
+    """Points kernelslist.g entries at the files that exist: the tracer listed 'kernel-N.traceg'
+    for a file it had compressed when the traced program ignored SIGCHLD (fixed in the tracer
+    since), and a program cut off by a time limit can list a trace it never finished."""
+    kl = os.path.join(tdir, "kernelslist.g")
+    if not os.path.exists(kl):
+        return
+    out = []
+    for line in open(kl):
+        name = line.strip()
+        if not name or os.path.exists(os.path.join(tdir, name)):
+            out.append(line)
+        elif os.path.exists(os.path.join(tdir, name + ".xz")):
+            out.append(name + ".xz\n")
+            notes[name + ".xz"] = "kernelslist entry named the uncompressed file; pointed at the .xz"
+        else:
+            notes[name] = "listed by the tracer but never written (program cut off); left out of kernelslist.g"
+    with open(kl, "w") as f:
+        f.writelines(out)
+
+
 def ingest(src_gpu_dir, gpu, limit):
     for suite in sorted(os.listdir(src_gpu_dir)):
         sdir = os.path.join(src_gpu_dir, suite)
@@ -94,6 +116,7 @@ def ingest(src_gpu_dir, gpu, limit):
                         note = trim_trace(os.path.join(tdir, f), os.path.join(dst, "traces", f), limit)
                         if note:
                             notes[f] = note
+                repair_kernelslist(os.path.join(dst, "traces"), notes)
             man["trace_notes"] = notes
             json.dump(man, open(os.path.join(dst, "manifest.json"), "w"), indent=1)
 
@@ -112,8 +135,9 @@ def read_ncu_raw(path):
             continue
         t = r[col["gpu__time_duration.sum"]].replace(",", "") if "gpu__time_duration.sum" in col else ""
         unit = units[col["gpu__time_duration.sum"]] if "gpu__time_duration.sum" in col else ""
-        scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}.get(unit, None)
+        scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3, "second": 1e6, "s": 1e6}.get(unit)
         us = float(t) * scale if t and scale else None
+        us = us if us is not None and math.isfinite(us) and us > 0 else None
         out.append((int(r[col["ID"]]) + 1, r[col["Kernel Name"]], us, r[col["Grid Size"]], r[col["Block Size"]]))
     return out
 

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -286,8 +287,13 @@ void write_launch(CUcontext ctx, Launch& L) {
   fclose(f);
   std::string listed = base + ".traceg";
   if (opt.xz) {
-    if (system(("xz -f -T0 '" + path + "'").c_str()) == 0) listed += ".xz";
-    else fprintf(stderr, "gpuperf-tracer: xz failed; %s left uncompressed\n", path.c_str());
+    // Judge by the files, not system()'s status: a program that ignores SIGCHLD (Python's
+    // subprocess users, some benchmark drivers) makes system() report -1 after xz succeeded,
+    // and the list then named a .traceg that no longer existed.
+    int rc = system(("xz -f -T0 '" + path + "'").c_str());
+    struct stat st;
+    if (stat((path + ".xz").c_str(), &st) == 0 && stat(path.c_str(), &st) != 0) listed += ".xz";
+    else fprintf(stderr, "gpuperf-tracer: xz failed (status %d); %s left uncompressed\n", rc, path.c_str());
   }
   kernelslist_g.push_back(listed);
   if (opt.raw) {
