@@ -16,7 +16,8 @@ def test_sdist_leaves_out_the_measured_data(tmp_path):
     path = tmp_path / name
     with tarfile.open(path) as t:
         names = [n.split("/", 1)[1] for n in t.getnames() if "/" in n]
-    for measured in ("bench/corpus/", "bench/heldout/", "bench/results/", "calibrate/results/"):
+    for measured in ("bench/corpus/", "bench/heldout/", "bench/results/", "calibrate/results/", "bench/validation/data/",
+                     "bench/validation/results/"):
         assert not [n for n in names if n.startswith(measured)], measured
     for needed in ("CMakeLists.txt", "LICENSE", "include/gpuperf/gpuperf.hpp", "src/cli/main.cpp", "latency_tables/gpus.json",
                    "python/gpuperf/__main__.py"):
