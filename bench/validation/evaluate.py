@@ -7,7 +7,8 @@ For every launch and target GPU it predicts the launch's duration from each inpu
   ncu        the target GPU's own Nsight Compute profile (counts + listing), bounds model
   ncu-cross  the OTHER GPU's profile of the same program and launch (H100 -> H200 and back)
   trace      gpuperf's NVBit trace (collected on the H100), simulation; for the H200 this is
-             a cross-GPU prediction as well
+             a cross-GPU prediction as well. Reported apart: traces the tracer cut short at its
+             instruction limit (the first instructions of the traced CTAs only, a lower bound)
 and compares it with the launch's Nsight Compute duration (one launch, caches flushed,
 predicted cold). The naive bound beside it is max(issue, functional unit, DRAM) cycles at the
 clock plus the same launch overhead: what a roofline-style estimate without a latency,
@@ -19,6 +20,7 @@ import argparse
 import concurrent.futures
 import csv
 import json
+import lzma
 import math
 import os
 import subprocess
@@ -37,6 +39,18 @@ def report(gpuperf, inputs, gpu):
         return {}, r.stderr.strip().splitlines()[-1:] or ["exit %d" % r.returncode]
     doc = json.loads(r.stdout)
     return {k["launch_id"]: k for k in doc["kernels"]}, []
+
+
+def trace_truncated(path):
+    """Whether the tracer stopped recording this launch early (its '-truncated at instructions'
+    header): the trace then holds only the first instructions of its CTAs."""
+    with lzma.open(path, "rt") as f:
+        for line in f:
+            if line.startswith("-truncated at instructions"):
+                return True
+            if line.startswith("#traces"):
+                return False
+    return False
 
 
 def naive_us(k):
@@ -111,9 +125,17 @@ def main():
                 if not other or other["command"] != m["command"] or other["kernel"] != m["kernel"]:
                     continue
             k = kernels.get(launch)
+            if path == "trace":
+                t = by_key[(src, suite, program, launch)]["trace"] if (src, suite, program, launch) in by_key else ""
+                if t and trace_truncated(os.path.join(HERE, t)):
+                    path_name = "trace (truncated)"
+                else:
+                    path_name = "trace (complete)"
+            else:
+                path_name = path
             rows.append({
                 "suite": suite, "program": program, "launch": launch, "kernel": m["kernel"][:80], "target": target,
-                "input_gpu": src, "path": path, "split": m["split"],
+                "input_gpu": src, "path": path_name, "split": m["split"],
                 "measured": float(m["ncu_time_us"]) if m["ncu_time_us"] else None,
                 "pred": k["time_us"] if k else None, "low": k["time_range_us"][0] if k else None,
                 "high": k["time_range_us"][1] if k else None, "naive": naive_us(k) if k else None,
@@ -129,6 +151,9 @@ def main():
     for r in rows:
         groups[(r["split"], r["target"], r["path"], "all")].append(r)
         groups[(r["split"], r["target"], r["path"], r["suite"])].append(r)
+        if r["path"].startswith("trace"):  # every trace, complete or cut short by the tracer's limit
+            groups[(r["split"], r["target"], "trace (all)", "all")].append(r)
+            groups[(r["split"], r["target"], "trace (all)", r["suite"])].append(r)
     lines = ["| split | GPU | input | suite | launches | MAPE % | median APE % | worst % | within 25 % | Spearman | "
              "median factor | > 2x off | range holds % | naive MAPE % | naive Spearman | failed |",
              "|" + "---|" * 16]
