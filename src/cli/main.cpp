@@ -51,9 +51,17 @@ const char* kInputs =
     "\n"
     "Exit status: 0 success, 1 bad input, 2 usage error, 3 tables check failed.";
 
-const char* kSetKeys =
-    "what-if K=V: sm_clock_mhz, sms, dram_bandwidth_gbs, dram_efficiency, l2_mb, l2_bandwidth_gbs, "
-    "l1_hit_latency, l2_hit_latency, dram_latency, shared_latency, launch_overhead_us, alu_latency_scale";
+// The --set help lists the knob registry, so a new knob needs no change here.
+std::string set_keys_help() {
+  std::string h = "what-if K=V:";
+  const char* sep = " ";
+  for (const auto& k : knob_registry()) {
+    h += sep;
+    h += k.name;
+    sep = ", ";
+  }
+  return h;
+}
 
 [[noreturn]] void usage_error(const std::string& msg) { throw ArgumentError(msg); }
 
@@ -304,7 +312,7 @@ void add_predict_options(CLI::App* c, Args& a) {
       ->type_name("SEL");
   c->add_option("--launch-skip", a.launch_skip, "skip the first N launches that match --kernel (as ncu --launch-skip)")->type_name("N");
   c->add_option("--launch-count", a.launch_count, "then take at most N launches (as ncu --launch-count)")->type_name("N");
-  c->add_option("--set", a.set_args, kSetKeys)->type_name("K=V")->allow_extra_args(false);
+  c->add_option("--set", a.set_args, set_keys_help())->type_name("K=V")->allow_extra_args(false);
   c->add_option("--mode", a.mode, "simulation (needs per-warp traces), bounds (counts only), or auto")->type_name("M");
   c->add_flag("--warm-l2", a.warm_l2, "the kernel's data are in L2 at launch (timing loops), not flushed (ncu)");
   c->add_option("--tables", a.tables, "latency tables taking precedence over the shipped ones")->type_name("DIR")->allow_extra_args(false);
