@@ -11,10 +11,9 @@ SRC=$(cd "$1" && pwd)
 OUT=$(mkdir -p "$2" && cd "$2" && pwd)
 shift 2
 HERE=$(cd "$(dirname "$0")" && pwd)
-PATCHES=$HERE/patches/parboil
 CUDA_INC=$(dirname "$(dirname "$(command -v nvcc)")")/include
 # Force-included compatibility header (cudaThread* calls removed in CUDA 13).
-NVCC=(nvcc -O3 -arch=sm_90 -lineinfo -cudart shared -include "$PATCHES/cuda13_compat.h" -w)
+NVCC=(nvcc -O3 -arch=sm_90 -lineinfo -cudart shared -include "$HERE/patches/cuda13_compat.h" -w)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/parboil-build.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 

@@ -14,7 +14,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 PATCHES=$HERE/patches/rodinia
 NVCC_BASE=(nvcc -O3 -arch=sm_90 -lineinfo -cudart shared)
 # Force-included compatibility header (cudaThread* calls removed in CUDA 13).
-NVCC=("${NVCC_BASE[@]}" -include "$PATCHES/cuda13_compat.h" -w)
+NVCC=("${NVCC_BASE[@]}" -include "$HERE/patches/cuda13_compat.h" -w)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rodinia-build.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
