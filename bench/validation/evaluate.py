@@ -19,6 +19,7 @@ reports the test part in aggregate only.
 import argparse
 import concurrent.futures
 import csv
+import functools
 import json
 import lzma
 import math
@@ -41,6 +42,7 @@ def report(gpuperf, inputs, gpu):
     return {k["launch_id"]: k for k in doc["kernels"]}, []
 
 
+@functools.lru_cache(maxsize=None)  # each trace is asked about once per target GPU
 def trace_truncated(path):
     """Whether the tracer stopped recording this launch early (its '-truncated at instructions'
     header): the trace then holds only the first instructions of its CTAs."""
@@ -99,7 +101,10 @@ def main():
     a = ap.parse_args()
     manifest = list(csv.DictReader(open(os.path.join(HERE, "manifest.csv"))))
     by_key = {(r["gpu"], r["suite"], r["program"], int(r["launch"])): r for r in manifest}
-    programs = sorted({(r["gpu"], r["suite"], r["program"]) for r in manifest})
+    launches_of = defaultdict(list)  # (gpu, suite, program) -> its launches, in manifest order
+    for (g, s, p, launch), r in by_key.items():
+        launches_of[(g, s, p)].append((launch, r))
+    programs = sorted(launches_of)
 
     # One report per (input dataset, path, target GPU).
     jobs = []
@@ -116,9 +121,7 @@ def main():
 
     rows = []
     for (src, suite, program, target, path, _), (kernels, err) in zip(jobs, results):
-        for (g, s, p, launch), m in by_key.items():
-            if (g, s, p) != (target, suite, program):
-                continue
+        for launch, m in launches_of[(target, suite, program)]:
             if path == "ncu-cross":
                 other = by_key.get((src, suite, program, launch))
                 # The same launch of the same command on both GPUs, else no cross prediction.
