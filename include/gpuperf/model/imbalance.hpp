@@ -36,14 +36,15 @@ inline std::vector<int> outermost_loop_heads(const KernelAnalysis& an) {
 }  // namespace detail
 
 // Cycles of the busiest warp's dependent path: the average warp's chain plus, for each loop
-// that fewer warps enter than the grid has, the extra iterations its entering warps run.
+// that fewer warps enter than the grid has, the extra iterations its entering warps run; 0
+// when every loop is entered by every warp (the rounds' latency bound covers that path).
 // The warps entering an outermost loop are at most the executions of the instruction before
 // its head (outside every loop each warp runs an instruction once at most); taking that count
 // errs towards more warps, i.e. a shorter path. `wait` is each position's wait before issue
 // (static_stalls); `avg_chain` the average warp's path (bounds mode's latency bound).
 inline double busiest_warp_cycles(const KernelAnalysis& an, const std::vector<double>& wait, double avg_chain) {
   const double warps = an.total_warps;
-  if (warps <= 1 || an.order.empty()) return avg_chain;
+  if (warps <= 1 || an.order.empty()) return 0;
   const std::vector<int> head = detail::outermost_loop_heads(an);
   double extra = 0;
   for (std::size_t j = 0; j < an.order.size(); ++j) {
@@ -57,7 +58,7 @@ inline double busiest_warp_cycles(const KernelAnalysis& an, const std::vector<do
     const double execs = an.pcs[an.order[j]].warp_exec;
     extra += (execs / entering - execs / warps) * (1 + wait[j]);
   }
-  return avg_chain + extra;
+  return extra > 0 ? avg_chain + extra : 0;
 }
 
 }  // namespace gpuperf
