@@ -557,3 +557,25 @@ TEST_CASE("work imbalance: a loop one warp of 8192 runs is that warp's dependent
   CHECK(even.bottleneck != Bottleneck::imbalance);
   CHECK(even.bounds.busiest_warp == 0);
 }
+
+TEST_CASE("counts-only input with profiled rates: a load spread over 8 lines waits unless all 8 hit") {
+  const double warps = 1 << 16;
+  ProfiledTraffic t;
+  t.present = true;
+  t.gpu = "NVIDIA H100 80GB HBM3";
+  t.l2_bytes = 50.0 * 1024 * 1024;
+  t.l1_load_sectors = 1000;
+  t.l1_load_hit_sectors = 900;  // 90 % of sectors hit L1
+  t.l2_read_sectors = 100;
+  t.l2_read_hit_sectors = 90;   // and 90 % of the rest hit L2
+  t.l1_store_sectors = 1000;
+  t.dram_write_bytes = 32000;
+  auto k = counted_copy(warps, &t);
+  k->program[0].global_sectors = static_cast<std::uint64_t>(warps * 32);  // 32 sectors per request: 8 lines
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  auto r = Predictor(k).predict(h100);
+  CHECK(r.memory.l1_hit_rate == doctest::Approx(0.9));  // traffic still counts sectors
+  const double h1 = std::pow(0.9, 8), h2 = std::pow(0.9, 8);
+  const double dram = loaded_dram_latency(h100, r.occupancy.active_warps_per_sm);
+  CHECK(r.memory.avg_load_latency == doctest::Approx(h1 * h100.l1_hit_latency + (1 - h1) * (h2 * h100.l2_hit_latency + (1 - h2) * dram)));
+}

@@ -9,6 +9,9 @@ namespace gpuperf::assume {
 // Bytes of an L1/L2 sector on every supported architecture (CUDA C++ Best Practices Guide,
 // "Coalesced Access to Global Memory": 32-byte segments). Traffic totals count in sectors.
 inline constexpr double sector_bytes = 32.0;
+// Sectors of a 128-byte L1/L2 line (same guide: a warp's request is served in lines of four
+// 32-byte sectors).
+inline constexpr double sectors_per_line = 4.0;
 // Bytes one shared-memory wavefront moves: 32 banks of 4 bytes (CUDA C++ Programming Guide,
 // "Shared Memory"). The roofline's L1 bytes count shared wavefronts at this size.
 inline constexpr double shared_wavefront_bytes = 128.0;

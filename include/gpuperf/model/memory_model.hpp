@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "gpuperf/arch/gpu_spec.hpp"
@@ -81,7 +82,15 @@ inline PcMemory pc_memory(const StaticInstr& s, const PcStats& p, const InstrDes
   } else if (is_store) {
     m.latency = g.l1_hit_latency;  // stores complete at L1 from the warp's point of view
   } else {
-    m.latency = m.h1 * g.l1_hit_latency + (1 - m.h1) * (m.h2 * g.l2_hit_latency + (1 - m.h2) * dram_latency);
+    // A warp's load completes with its last line. Profiled rates count sectors; a request
+    // spread over several lines waits unless all of them hit (taken as independent).
+    double h1 = m.h1, h2 = m.h2;
+    if (prof.present && !p.has_profile && p.requests > 0) {
+      const double lines = std::max(1.0, p.sectors / p.requests / assume::sectors_per_line);
+      h1 = std::pow(h1, lines);
+      h2 = std::pow(h2, lines);
+    }
+    m.latency = h1 * g.l1_hit_latency + (1 - h1) * (h2 * g.l2_hit_latency + (1 - h2) * dram_latency);
   }
   double sectors = p.sectors;
   m.l2_sectors = is_atomic ? p.requests : sectors * (1 - m.h1);
