@@ -1,12 +1,20 @@
 // gpuperf speed benchmarks: trace parsing (text and xz), end-to-end time and peak memory on a
 // large trace, predictions per second and what-if re-predictions per second.
 //   gpuperf_bench [--size-mb N] [--trace T.traceg(.xz)] [--ncu DIR] [--json]
+//   gpuperf_bench --what-if   (re-predictions/s of a traced and a count-only kernel, JSON)
+//   gpuperf_bench --parse-file BIG.traceg [--repeat N]
+//     parse speed of BIG against a memchr line scan of the same file, best of N runs each,
+//     interleaved (JSON; bench/speed.sh runs it beside wc -l, cat and gpuperf report)
 // The large trace is made by replicating the CTAs of a real traced kernel (renumbered) until
 // it reaches the requested size, written to $TMPDIR.
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cstring>
+
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -67,7 +75,105 @@ static std::string make_large(const std::string& src, std::uint64_t target, std:
   return out;
 }
 
+// Lines of a file by memchr over large reads into one reused buffer: the floor a line parser
+// that reads the same bytes could reach.
+static std::uint64_t memchr_lines(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) throw IoError(path + ": cannot open");
+  static std::vector<char> buf(4u << 20);
+  std::uint64_t lines = 0;
+  ssize_t n;
+  while ((n = ::read(fd, buf.data(), buf.size())) > 0) {
+    const char* p = buf.data();
+    const char* e = p + n;
+    while ((p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(e - p))))) { ++lines; ++p; }
+  }
+  ::close(fd);
+  return lines;
+}
+
+// CPU seconds of this process (user + system): on a shared machine a process may run a
+// quarter of the wall time, so both clocks are kept.
+static double cpu_secs() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int parse_file_bench(const std::string& path, int repeat) {
+  const double mb = std::filesystem::file_size(path) / 1e6;
+  double best_parse = 1e30, best_scan = 1e30, cpu_parse = 1e30, cpu_scan = 1e30;
+  std::uint64_t lines = 0, instrs = 0;
+  for (int i = 0; i < repeat; ++i) {
+    auto t0 = clk::now();
+    double c0 = cpu_secs();
+    lines = memchr_lines(path);
+    best_scan = std::min(best_scan, secs(t0));
+    cpu_scan = std::min(cpu_scan, cpu_secs() - c0);
+    auto t1 = clk::now();
+    double c1 = cpu_secs();
+    Kernel k = AccelSimKernelReader::read(path);
+    best_parse = std::min(best_parse, secs(t1));
+    cpu_parse = std::min(cpu_parse, cpu_secs() - c1);
+    instrs = k.dyn.size();
+  }
+  nlohmann::json out = {{"file_mb", mb},          {"lines", lines},
+                        {"warp_instructions", instrs}, {"repeat", repeat},
+                        {"parse_seconds", best_parse}, {"memchr_seconds", best_scan},
+                        {"parse_mb_per_s", mb / best_parse}, {"memchr_mb_per_s", mb / best_scan},
+                        {"parse_over_memchr", best_parse / best_scan}, {"parse_cpu_seconds", cpu_parse},
+                        {"memchr_cpu_seconds", cpu_scan}, {"parse_over_memchr_cpu", cpu_parse / cpu_scan},
+                        {"peak_rss_mb", peak_rss_mb()}};
+  std::printf("%s\n", out.dump(2).c_str());
+  return 0;
+}
+
+// What-if re-predictions per second through the C++ API: the SM clock of one traced kernel
+// (simulation mode) and of one count-only kernel (ncu pages + listing, bounds mode) changes
+// every time; best of three timed batches each.
+static int whatif_bench(const std::string& root) {
+  auto tables = Tables::load_default();
+  auto g = GpuSpec::from_catalog(tables, "h200");
+  PredictOptions o;
+  o.per_pc = false;
+  auto rate = [&](const Predictor& p, int points) {
+    double best = 1e30, acc = 0;
+    for (int r = 0; r < 3; ++r) {
+      auto t0 = clk::now();
+      for (int i = 0; i < points; ++i) {
+        auto w = g;
+        w.set("sm_clock_mhz", 900 + i);
+        acc += p.predict(w, o).time_us;
+      }
+      best = std::min(best, secs(t0));
+    }
+    return nlohmann::json{{"points", points}, {"seconds", best}, {"per_second", points / best}, {"checksum_us", acc / 3}};
+  };
+  Session traced(load(std::vector<std::string>{root + "/tests/data/h200/devsample/kernel-20.traceg.xz"}));
+  const std::string ex = root + "/examples/sgemm-h200/";
+  Session counts(load(std::vector<std::string>{ex + "ncu_source.csv.xz", ex + "ncu_raw.csv.xz", ex + "devkernels_sm90.cuobjdump.sass.xz"}));
+  std::size_t sgemm = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (counts.predictor(i).analysis().kernel->launch.name.find("sgemm_smem_tiled") != std::string::npos) { sgemm = i; break; }
+  nlohmann::json out = {{"traced_simulation", rate(traced.predictor(0), 20)}, {"count_only_bounds", rate(counts.predictor(sgemm), 2000)}};
+  std::printf("%s\n", out.dump(2).c_str());
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  {
+    std::string root = GPUPERF_DATA_DIR;
+    root = root.substr(0, root.rfind('/'));
+    for (int i = 1; i < argc; ++i)
+      if (std::string(argv[i]) == "--what-if") return whatif_bench(root);
+  }
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--parse-file") {
+      int repeat = 3;
+      for (int j = 1; j + 1 < argc; ++j)
+        if (std::string(argv[j]) == "--repeat") repeat = std::max(1, std::atoi(argv[j + 1]));
+      return parse_file_bench(argv[i + 1], repeat);
+    }
   std::uint64_t size_mb = 1024;
   std::string root = GPUPERF_DATA_DIR;
   root = root.substr(0, root.rfind('/'));

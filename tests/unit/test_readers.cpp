@@ -287,3 +287,120 @@ TEST_CASE("ncu base names agree across the pages' spellings of anonymous namespa
   CHECK(ncu_base_name(source) == "cunn_SoftMaxForward");
   CHECK(ncu_base_name(raw) == "cunn_SoftMaxForward");
 }
+
+// The scanners' eight-digits-at-a-time and one-digit fast paths against the plain loops they
+// replaced (kept here as the reference): the same value, the same end position, or the same
+// error at the same column, on edge cases and on random tokens.
+namespace {
+struct Scanned {
+  std::uint64_t value = 0;
+  std::size_t pos = 0;
+  std::string error;
+  bool operator==(const Scanned& o) const { return value == o.value && pos == o.pos && error == o.error; }
+};
+const std::string kScanFile = "scan.traceg";
+template <class F>
+Scanned scan_with(const std::string& line, F f) {
+  scan::Cursor c{line, 0, &kScanFile, 7};
+  Scanned r;
+  try {
+    r.value = f(c);
+    r.pos = c.pos;
+  } catch (const ParseError& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+std::uint64_t reference_hex(scan::Cursor& c) {
+  c.skip_ws();
+  std::size_t s = c.pos;
+  if (c.pos + 1 < c.line.size() && c.line[c.pos] == '0' && (c.line[c.pos + 1] == 'x' || c.line[c.pos + 1] == 'X')) c.pos += 2;
+  std::uint64_t v = 0;
+  std::size_t digits = 0;
+  while (c.pos < c.line.size()) {
+    unsigned d = scan::Cursor::hex_digit(static_cast<unsigned char>(c.line[c.pos]));
+    if (d > 15) break;
+    v = (v << 4) | d;
+    ++c.pos;
+    ++digits;
+  }
+  if (digits == 0 || digits > 16 || (c.pos < c.line.size() && c.line[c.pos] != ' ' && c.line[c.pos] != '\t')) c.fail("a hexadecimal number", s);
+  return v;
+}
+std::uint64_t reference_integer(scan::Cursor& c) {
+  c.skip_ws();
+  std::size_t s = c.pos;
+  if (c.pos + 1 < c.line.size() && c.line[c.pos] == '0' && (c.line[c.pos + 1] == 'x' || c.line[c.pos + 1] == 'X')) return reference_hex(c);
+  std::int64_t v = 0;
+  auto r = std::from_chars(c.line.data() + c.pos, c.line.data() + c.line.size(), v, 10);
+  if (r.ec != std::errc() || (r.ptr < c.line.data() + c.line.size() && *r.ptr != ' ' && *r.ptr != '\t')) c.fail("an integer", s);
+  c.pos = static_cast<std::size_t>(r.ptr - c.line.data());
+  return static_cast<std::uint64_t>(v);
+}
+}  // namespace
+
+TEST_CASE("text scanners: hexadecimal and decimal edge cases match the plain loops") {
+  auto hex = [](const std::string& l) { return scan_with(l, [](scan::Cursor& c) { return c.hex(); }); };
+  auto ref_hex = [](const std::string& l) { return scan_with(l, reference_hex); };
+  auto dec = [](const std::string& l) { return scan_with(l, [](scan::Cursor& c) { return static_cast<std::uint64_t>(c.integer()); }); };
+  auto ref_dec = [](const std::string& l) { return scan_with(l, reference_integer); };
+  // Values and where the cursor stops.
+  CHECK(hex("0x00007f7600000000 5").value == 0x00007f7600000000ull);
+  CHECK(hex("0x00007f7600000000 5").pos == 18);
+  CHECK(hex("ffffffffffffffff").value == ~0ull);          // 16 digits: two blocks of eight
+  CHECK(hex("0XaBcDeF01").value == 0xabcdef01ull);        // one block, mixed case
+  CHECK(hex("  00a0\t1").value == 0xa0);                   // short tail, leading blanks, tab after
+  CHECK(hex("123456789").value == 0x123456789ull);        // a block and a one-digit tail
+  CHECK(dec("7 R1").value == 7);
+  CHECK(dec("7").pos == 1);
+  CHECK(dec("-3 x").value == static_cast<std::uint64_t>(-3));
+  CHECK(dec("0x10").value == 16);
+  // Errors name the file, line and the token's column, as before.
+  CHECK(hex("00000000000000000 x").error == "scan.traceg:7:1: expected a hexadecimal number, found '00000000000000000 x'");  // 17 digits
+  CHECK(hex("  0x").error == "scan.traceg:7:3: expected a hexadecimal number, found '0x'");
+  CHECK(hex("0000zz03 0").error == "scan.traceg:7:1: expected a hexadecimal number, found '0000zz03 0'");
+  CHECK(hex("12345678g").error == "scan.traceg:7:1: expected a hexadecimal number, found '12345678g'");  // junk right after a block
+  CHECK(hex("").error == "scan.traceg:7:1: expected a hexadecimal number, found 'end of line'");
+  CHECK(dec("7x").error == "scan.traceg:7:1: expected an integer, found '7x'");
+  CHECK(dec(" 99999999999999999999").error.find("scan.traceg:7:2: expected an integer") == 0);
+  // Every line below, and random ones, scan the same way as with the plain loops.
+  const std::vector<std::string> edges = {"0", "0x0", "0x", "x", "g", " ", "\t5", "0123456789abcdef", "0123456789abcdef0", "0x0123456789ABCDEF",
+                                          "0x0123456789ABCDEF1", "89abcdef 1", "89abcdef\x01", "1234567\x80", "ffffffff", "fffffffff", "-", "-0",
+                                          "+1", "9223372036854775807", "9223372036854775808", "12 ", "1\t2", "5\x00"};
+  for (auto& l : edges) {
+    CAPTURE(l);
+    CHECK(hex(l) == ref_hex(l));
+    CHECK(dec(l) == ref_dec(l));
+  }
+  std::uint64_t seed = 12345;
+  auto rnd = [&]() { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  const std::string alphabet = "0123456789abcdefABCDEFxX -\tgz";
+  for (int t = 0; t < 20000; ++t) {
+    std::string l;
+    for (std::uint64_t n = rnd() % 24; n > 0; --n) l.push_back(alphabet[rnd() % alphabet.size()]);
+    CAPTURE(l);
+    CHECK(hex(l) == ref_hex(l));
+    CHECK(dec(l) == ref_dec(l));
+  }
+}
+
+TEST_CASE("line readers reuse one spare buffer: many files read in turn give the same lines") {
+  const std::string a = tmp_path("reuse_a.txt"), b = tmp_path("reuse_b.txt");
+  write_file(a, std::string(3 << 20, 'x') + "\nend a\n");  // a long line grows the first reader's buffer
+  write_file(b, "one\ntwo");
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::string> lines;
+    for (auto* p : {&a, &b}) {
+      LineReader lr(*p);
+      std::string_view l;
+      while (lr.next(l)) lines.emplace_back(l);
+    }
+    REQUIRE(lines.size() == 4);
+    CHECK(lines[0].size() == (3u << 20));
+    CHECK(lines[1] == "end a");
+    CHECK(lines[2] == "one");
+    CHECK(lines[3] == "two");
+  }
+  std::filesystem::remove(a);
+  std::filesystem::remove(b);
+}

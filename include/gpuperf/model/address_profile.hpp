@@ -96,11 +96,25 @@ inline void group_ctas(const Kernel& k, KernelAnalysis& a) {
   for (auto key : cta_order) a.ctas.push_back(by_cta[key]);
 }
 
+// The sectors of every coalesced dynamic instruction, kept by address_counts so that the
+// reuse profiles (L1 and L2 passes) do not coalesce each memory instruction twice more.
+// begin[di]..begin[di + 1] index `sectors`; off when the pool would pass 32-bit offsets.
+struct SectorCache {
+  std::vector<std::uint64_t> sectors;
+  std::vector<std::uint32_t> begin;
+  bool usable() const { return !begin.empty(); }
+};
+
 // Dynamic traces: coalescing and bank conflicts from addresses, per PC and per dynamic instruction.
-inline void address_counts(const Kernel& k, KernelAnalysis& a) {
+inline void address_counts(const Kernel& k, KernelAnalysis& a, SectorCache* cache = nullptr) {
+  if (cache) cache->begin.assign(k.dyn.size() + 1, 0);
   std::uint64_t sec[64];
   std::vector<double> sectors(k.program.size(), 0), lines(k.program.size(), 0), wavefronts(k.program.size(), 0), reqs(k.program.size(), 0);
   for (std::size_t di = 0; di < k.dyn.size(); ++di) {
+    if (cache && cache->usable()) {
+      if (cache->sectors.size() > 0xffffffffull - 64) cache->begin.clear();
+      else cache->begin[di] = static_cast<std::uint32_t>(cache->sectors.size());
+    }
     const auto& d = k.dyn[di];
     const auto& s = k.program[d.static_index];
     if (s.space == MemSpace::none || s.space == MemSpace::constant || d.addr_count == 0) {
@@ -116,6 +130,7 @@ inline void address_counts(const Kernel& k, KernelAnalysis& a) {
       a.dyn_wavefronts[di] = static_cast<std::uint8_t>(std::min(255u, wf));
     } else {
       auto c = coalesce(ad, d.addr_count, w, sec);
+      if (cache && cache->usable()) cache->sectors.insert(cache->sectors.end(), sec, sec + c.sectors);
       sectors[d.static_index] += c.sectors;
       lines[d.static_index] += c.lines;
       unsigned wf = std::max(1u, (c.sectors + 3) / 4);
@@ -123,6 +138,7 @@ inline void address_counts(const Kernel& k, KernelAnalysis& a) {
       a.dyn_wavefronts[di] = static_cast<std::uint8_t>(std::min(255u, wf));
     }
   }
+  if (cache && cache->usable()) cache->begin[k.dyn.size()] = static_cast<std::uint32_t>(cache->sectors.size());
   if (a.has_addresses) detail::profile_atomics(k, a);
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     auto& p = a.pcs[i];
@@ -135,7 +151,8 @@ inline void address_counts(const Kernel& k, KernelAnalysis& a) {
 }
 
 // Reuse profiles from addresses: L1 within each CTA; L2 over the traced grid's interleaved stream.
-inline void reuse_profiles(const Kernel& k, KernelAnalysis& a) {
+inline void reuse_profiles(const Kernel& k, KernelAnalysis& a, const SectorCache* cache = nullptr) {
+  const bool cached = cache && cache->usable();
   std::uint64_t sec[64];
   // L1: reuse within each CTA; L2: the traced grid's interleaved stream.
   std::unordered_set<std::uint64_t> written;  // sectors stored to so far (L2 stream only)
@@ -144,16 +161,23 @@ inline void reuse_profiles(const Kernel& k, KernelAnalysis& a) {
       const auto& d = k.dyn[di];
       const auto& s = k.program[d.static_index];
       if (d.addr_count == 0 || !(s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic)) return;
-      unsigned w = d.mem_width ? d.mem_width : std::max(1u, s.access_bits / 8);
-      auto c = coalesce(&k.addresses[d.addr_begin], d.addr_count, w, sec);
+      const std::uint64_t* secs = sec;
+      unsigned nsec;
+      if (cached) {
+        secs = cache->sectors.data() + cache->begin[di];
+        nsec = cache->begin[di + 1] - cache->begin[di];
+      } else {
+        unsigned w = d.mem_width ? d.mem_width : std::max(1u, s.access_bits / 8);
+        nsec = coalesce(&k.addresses[d.addr_begin], d.addr_count, w, sec).sectors;
+      }
       auto& p = a.pcs[d.static_index];
       p.has_profile = true;
       const bool store = !l1 && s.mem_op == MemOp::store;
-      for (unsigned j = 0; j < c.sectors; ++j) {
-        std::int64_t dist = rp.access(sec[j]);
+      for (unsigned j = 0; j < nsec; ++j) {
+        std::int64_t dist = rp.access(secs[j]);
         if (dist < 0) (l1 ? p.l1_cold : p.l2_cold)++;
         else (l1 ? p.l1_hist : p.l2_hist)[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
-        if (store && written.insert(sec[j]).second) ++p.l2_first_writes;
+        if (store && written.insert(secs[j]).second) ++p.l2_first_writes;
       }
     });
   };

@@ -116,8 +116,9 @@ inline KernelAnalysis analyze(std::shared_ptr<const Kernel> kp) {
   detail::static_counts(k, a);
   if (a.dynamic) {
     detail::group_ctas(k, a);
-    detail::address_counts(k, a);
-    if (a.has_addresses) detail::reuse_profiles(k, a);
+    detail::SectorCache sectors;
+    detail::address_counts(k, a, a.has_addresses ? &sectors : nullptr);
+    if (a.has_addresses) detail::reuse_profiles(k, a, &sectors);
   } else {
     detail::load_groups(k, a);
   }

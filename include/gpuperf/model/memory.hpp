@@ -22,12 +22,15 @@ struct Coalesced {
 // that straddles a sector boundary touches both.
 inline Coalesced coalesce(const std::uint64_t* addr, unsigned n, unsigned width, std::uint64_t* sector_out = nullptr) {
   std::uint64_t sec[64];
-  unsigned ns = 0;
+  unsigned ns = 0, raw = 0;  // at most 64 sectors are looked at, repeats included
   for (unsigned i = 0; i < n; ++i) {
     std::uint64_t first = addr[i] >> 5, last = (addr[i] + (width ? width : 1) - 1) >> 5;
-    for (std::uint64_t s = first; s <= last && ns < 64; ++s) sec[ns++] = s;
+    // Neighbouring lanes mostly share a sector: dropping a repeat of the last one here leaves
+    // the sorted distinct set below the same and the sort short (often already in order).
+    for (std::uint64_t s = first; s <= last && raw < 64; ++s, ++raw)
+      if (ns == 0 || sec[ns - 1] != s) sec[ns++] = s;
   }
-  std::sort(sec, sec + ns);
+  if (!std::is_sorted(sec, sec + ns)) std::sort(sec, sec + ns);
   ns = static_cast<unsigned>(std::unique(sec, sec + ns) - sec);
   Coalesced c;
   c.sectors = ns;
@@ -79,27 +82,62 @@ inline unsigned atomic_sector_passes(std::uint64_t* words, unsigned n) {
   return passes;
 }
 
+// Sector key -> last access time (never 0), open addressing with linear probing: the reuse
+// profiler's lookup is most of its cost, and a node-based map allocates per key.
+class LastUseMap {
+ public:
+  std::size_t size() const { return size_; }
+  // The slot for key, with 0 if the key is new (the caller stores a time).
+  std::uint64_t& slot(std::uint64_t key) {
+    if (2 * (size_ + 1) > keys_.size()) rehash(std::max<std::size_t>(64, keys_.size() * 2));
+    std::size_t i = index(key);
+    while (vals_[i] != 0 && keys_[i] != key) i = (i + 1) & mask_;
+    if (vals_[i] == 0) { keys_[i] = key; ++size_; }
+    return vals_[i];
+  }
+
+ private:
+  std::size_t index(std::uint64_t key) const { return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_); }
+  void rehash(std::size_t n) {
+    std::vector<std::uint64_t> k(n), v(n);
+    k.swap(keys_);
+    v.swap(vals_);
+    mask_ = n - 1;
+    shift_ = 64 - __builtin_ctzll(n);
+    for (std::size_t j = 0; j < k.size(); ++j)
+      if (v[j]) {
+        std::size_t i = index(k[j]);
+        while (vals_[i] != 0) i = (i + 1) & mask_;
+        keys_[i] = k[j];
+        vals_[i] = v[j];
+      }
+  }
+  std::vector<std::uint64_t> keys_, vals_;
+  std::size_t size_ = 0, mask_ = 0;
+  int shift_ = 64;
+};
+
 // Streaming LRU stack-distance profiler (distinct keys since the previous use of the same key),
 // using a Fenwick tree over access times: O(log N) per access.
 class ReuseProfiler {
  public:
   static constexpr int kBuckets = 64;  // bucket b holds distances in [2^(b/2), 2^((b+1)/2))
-  void reserve(std::size_t n) { grow(n + 1); last_.reserve(n / 2 + 1); }
+  void reserve(std::size_t n) { grow(n + 1); }
   // Returns the stack distance, or -1 for a first (cold) access.
   std::int64_t access(std::uint64_t key) {
     std::int64_t result = -1;
     std::uint64_t t = ++time_;
     if (tree_.size() <= t) grow(std::max<std::size_t>(t + 1, tree_.size() * 2 + 1));
-    auto it = last_.find(key);
-    if (it == last_.end()) {
+    std::uint64_t& last = last_.slot(key);
+    if (last == 0) {
       ++cold_;
-      last_.emplace(key, t);
+      last = t;
     } else {
-      std::uint64_t prev = it->second;
+      std::uint64_t prev = last;
       std::uint64_t distinct = sum(t - 1) - sum(prev);  // keys whose latest use is after prev
       add(prev, -1);
       live_[prev] = 0;
-      it->second = t;
+      last = t;
       ++hist_[bucket(distinct)];
       max_distance_ = std::max(max_distance_, distinct);
       result = static_cast<std::int64_t>(distinct);
@@ -142,7 +180,7 @@ class ReuseProfiler {
   }
   std::vector<std::int32_t> tree_;
   std::vector<std::uint8_t> live_;
-  std::unordered_map<std::uint64_t, std::uint64_t> last_;
+  LastUseMap last_;
   std::uint64_t time_ = 0, cold_ = 0, accesses_ = 0, max_distance_ = 0;
   std::uint64_t hist_[kBuckets] = {0};
 };

@@ -210,6 +210,7 @@ inline void time_range(const Kernel& k, const KernelAnalysis& an, const GpuSpec&
 }  // namespace detail
 
 inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& opt) const {
+  detail::StaticStallsScope stalls_once;  // the rounds below share one static-stall walk
   const KernelAnalysis& an = *an_;
   const Kernel& k = *an.kernel;
   auto desc = descriptors(g);

@@ -107,12 +107,60 @@ class StaticStalls {
   const bool ctrl_;
 };
 
+// One prediction asks for the same static stalls up to three times (the full round, the tail
+// round, a simulation's bounds) from the same analysis, descriptors and latencies. While a
+// StaticStallsScope is alive on this thread (Predictor::predict holds one), static_stalls
+// keeps its last result and returns it again for inputs equal in value; outside a scope it
+// always computes. The scope is one prediction, so nothing it saw can change under it.
+struct StaticStallsMemo {
+  const KernelAnalysis* an = nullptr;
+  std::vector<MemSpace> space;
+  std::vector<double> lat, stall;
+  std::vector<bool> on_memory;
+};
+inline StaticStallsMemo*& static_stalls_memo() {
+  thread_local StaticStallsMemo* memo = nullptr;
+  return memo;
+}
+class StaticStallsScope {
+ public:
+  StaticStallsScope() : outer_(static_stalls_memo()) { static_stalls_memo() = &memo_; }
+  ~StaticStallsScope() { static_stalls_memo() = outer_; }
+  StaticStallsScope(const StaticStallsScope&) = delete;
+  StaticStallsScope& operator=(const StaticStallsScope&) = delete;
+
+ private:
+  StaticStallsMemo memo_;
+  StaticStallsMemo* outer_;
+};
+
+inline void compute_static_stalls(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& lat,
+                                  std::vector<double>& stall, std::vector<bool>& on_memory);
+
 // Cycles instruction `i` (program order index) waits after its warp's previous issue:
 // register dependencies against the nearest earlier writer (wrapping around loops), or the
 // compiler's stall counts and barrier waits when a listing is joined. Two passes so loop
 // bodies see their own stalls.
 inline void static_stalls(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& lat,
                           std::vector<double>& stall, std::vector<bool>& on_memory) {
+  StaticStallsMemo* memo = static_stalls_memo();
+  if (!memo) return compute_static_stalls(an, desc, lat, stall, on_memory);
+  // The walk reads the descriptors' memory spaces alone.
+  bool same = memo->an == &an && memo->lat == lat && memo->space.size() == desc.size();
+  for (std::size_t i = 0; same && i < desc.size(); ++i) same = memo->space[i] == desc[i].space;
+  if (!same) {
+    compute_static_stalls(an, desc, lat, memo->stall, memo->on_memory);
+    memo->an = &an;
+    memo->lat = lat;
+    memo->space.resize(desc.size());
+    for (std::size_t i = 0; i < desc.size(); ++i) memo->space[i] = desc[i].space;
+  }
+  stall = memo->stall;
+  on_memory = memo->on_memory;
+}
+
+inline void compute_static_stalls(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& lat,
+                                  std::vector<double>& stall, std::vector<bool>& on_memory) {
   const Kernel& k = *an.kernel;
   const int n = static_cast<int>(an.order.size());
   stall.assign(an.order.size(), 0);

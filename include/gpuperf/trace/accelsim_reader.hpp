@@ -204,14 +204,17 @@ class AccelSimKernelReader {
         }
         continue;
       }
-      if (scan::starts_with(line, "thread block")) {
+      // Dispatch on the first byte: instruction lines (a hex PC, or a raw line's CTA index)
+      // skip the prefix compares of the rare "thread block", "warp" and "insts" lines.
+      const bool hex_lead = (c0 >= '0' && c0 <= '9') || (c0 >= 'a' && c0 <= 'f');
+      if (!hex_lead && scan::starts_with(line, "thread block")) {
         auto eq = line.find('=');
         if (eq == std::string_view::npos) throw ParseError(lr_.path(), ln, 1, "expected 'thread block = x,y,z'");
         cur_cta = detail::parse_dim3(scan::trim(line.substr(eq + 1)), lr_.path(), ln);
         check_cta(k, cur_cta, ln);
         continue;
       }
-      if (scan::starts_with(line, "warp")) {
+      if (!hex_lead && scan::starts_with(line, "warp")) {
         auto eq = line.find('=');
         if (eq == std::string_view::npos) throw ParseError(lr_.path(), ln, 1, "expected 'warp = N'");
         check_count(expect_insts, got_insts, ln);
@@ -223,7 +226,7 @@ class AccelSimKernelReader {
         expect_insts = -1; got_insts = 0;
         continue;
       }
-      if (scan::starts_with(line, "insts")) {
+      if (!hex_lead && scan::starts_with(line, "insts")) {
         auto eq = line.find('=');
         scan::Cursor ci{line, eq == std::string_view::npos ? line.size() : eq + 1, &lr_.path(), ln};
         if (eq == std::string_view::npos) ci.fail("'insts = N'", 0);

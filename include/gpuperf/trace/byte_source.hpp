@@ -212,6 +212,16 @@ class ByteSource {
   std::size_t zlast_ = 0;
 };
 
+namespace detail {
+// The spare line buffer of this thread: a finished LineReader leaves its buffer here and the
+// next one takes it, so reading many files (a kernelslist of compressed traces) does not
+// zero-fill and first-touch a fresh 8 MiB buffer per file.
+inline std::vector<char>& spare_line_buffer() {
+  thread_local std::vector<char> spare;
+  return spare;
+}
+}  // namespace detail
+
 // Line iterator over a ByteSource. Lines are views into an internal buffer valid until the
 // next call; '\r' before '\n' is stripped. Binary junk (NUL bytes) is reported by the caller.
 class LineReader {
@@ -219,8 +229,15 @@ class LineReader {
   explicit LineReader(const std::string& path, std::size_t chunk = 4u << 20) : src_(path), chunk_(chunk) {
     // Small plain files get small buffers (the buffer grows when a line or chunk needs it).
     if (src_.compression() == Compression::none) chunk_ = std::min<std::size_t>(chunk_, std::max<std::size_t>(4096, src_.file_size() + 1));
-    buf_.resize(chunk_ * 2);
+    buf_.swap(detail::spare_line_buffer());
+    if (buf_.size() < chunk_ * 2) buf_.resize(chunk_ * 2);
   }
+  ~LineReader() {
+    auto& spare = detail::spare_line_buffer();
+    if (buf_.size() >= spare.size() && buf_.size() <= (std::size_t(16) << 20)) spare.swap(buf_);  // not one grown for a huge line
+  }
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
   bool next(std::string_view& line) {
     for (;;) {
       const char* b = buf_.data() + pos_;

@@ -55,22 +55,28 @@ struct Cursor {
     throw ParseError(file ? *file : std::string("<input>"), line_no, static_cast<std::uint32_t>(at + 1),
                      "expected " + expected + ", found " + (binary ? "binary data" : "'" + found + "'"));
   }
-  // Hot path of trace parsing (addresses, PCs, masks): a table-driven loop.
+  // Hot path of trace parsing (addresses, PCs, masks; a mode-0 memory line holds 32
+  // addresses). Local pointers, not the member `pos`: stores through a char pointer could
+  // alias it, which kept the loop reloading and storing pos for every digit. (An 8-bytes-
+  // at-a-time version measured slower: trace tokens have steady lengths, so this loop's
+  // branches predict well.)
   std::uint64_t hex() {
-    skip_ws();
-    std::size_t s = pos;
-    if (pos + 1 < line.size() && line[pos] == '0' && (line[pos + 1] == 'x' || line[pos + 1] == 'X')) pos += 2;
+    const char* const b = line.data();
+    const char* const e = b + line.size();
+    const char* q = b + pos;
+    while (q < e && (*q == ' ' || *q == '\t')) ++q;
+    const char* const s = q;
+    if (e - q > 1 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) q += 2;
+    const char* const first = q;
     std::uint64_t v = 0;
-    std::size_t digits = 0;
-    const std::size_t n = line.size();
-    while (pos < n) {
-      unsigned d = hex_digit(static_cast<unsigned char>(line[pos]));
-      if (d > 15) break;
+    unsigned d;
+    while (q < e && (d = kHexDigit.v[static_cast<unsigned char>(*q)]) <= 15) {
       v = (v << 4) | d;
-      ++pos;
-      ++digits;
+      ++q;
     }
-    if (digits == 0 || digits > 16 || (pos < n && line[pos] != ' ' && line[pos] != '\t')) fail("a hexadecimal number", s);
+    const std::size_t digits = static_cast<std::size_t>(q - first);
+    if (digits == 0 || digits > 16 || (q < e && *q != ' ' && *q != '\t')) fail("a hexadecimal number", static_cast<std::size_t>(s - b));
+    pos = static_cast<std::size_t>(q - b);
     return v;
   }
   static unsigned hex_digit(unsigned char c) { return kHexDigit.v[c]; }
@@ -81,6 +87,15 @@ struct Cursor {
     if (pos + 1 < line.size() && line[pos] == '0' && (line[pos + 1] == 'x' || line[pos + 1] == 'X')) {
       std::uint64_t u = hex();
       return static_cast<std::int64_t>(u);
+    }
+    // Most fields of a trace line are one digit (register counts, widths, modes).
+    const std::size_t n = line.size();
+    if (pos < n) {
+      const unsigned d = static_cast<unsigned char>(line[pos]) - unsigned('0');
+      if (d < 10 && (pos + 1 == n || line[pos + 1] == ' ' || line[pos + 1] == '\t')) {
+        ++pos;
+        return d;
+      }
     }
     auto r = std::from_chars(line.data() + pos, line.data() + line.size(), v, 10);
     if (r.ec != std::errc() || (r.ptr < line.data() + line.size() && *r.ptr != ' ' && *r.ptr != '\t'))
