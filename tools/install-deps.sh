@@ -23,8 +23,9 @@ fi
 if [ "${1:-}" = "--python" ]; then
   PY=${PYTHON:-python3}
   if [ ! -x .venv/bin/python ]; then "$PY" -m venv .venv; fi
-  want=(pip scikit-build-core pybind11 numpy pandas matplotlib pytest nbclient nbformat ipykernel)
-  if ! .venv/bin/python -c "import scikit_build_core, pybind11, numpy, pandas, matplotlib, pytest, nbclient, nbformat, ipykernel" 2>/dev/null; then
+  # distributed: the optional Dask path (gpuperf[dask]), so its LocalCluster test runs in CI.
+  want=(pip scikit-build-core pybind11 numpy pandas matplotlib pytest nbclient nbformat ipykernel "dask[distributed]")
+  if ! .venv/bin/python -c "import scikit_build_core, pybind11, numpy, pandas, matplotlib, pytest, nbclient, nbformat, ipykernel, distributed" 2>/dev/null; then
     echo "install-deps: installing Python packages into .venv"
     .venv/bin/python -m pip install -q --upgrade "${want[@]}"
   fi

@@ -22,6 +22,7 @@
 #include "gpuperf/model/analysis.hpp"
 #include "gpuperf/model/occupancy.hpp"
 #include "gpuperf/model/predict.hpp"
+#include "gpuperf/parallel.hpp"
 #include "gpuperf/report/report.hpp"
 #include "gpuperf/report/views.hpp"
 #include "gpuperf/trace/load.hpp"
@@ -40,46 +41,67 @@ inline void identify(KernelReport& r, const LaunchConfig& launch, std::size_t po
 class Session {
  public:
   explicit Session(Application app) : measurements_(std::move(app.measurements)), memcpys_(std::move(app.memcpys)), device_name_(app.device_name) {
-    for (auto& k : app.kernels) {
-      auto kp = std::make_shared<const Kernel>(std::move(k));
+    for (std::size_t i = 0; i < app.kernels.size(); ++i) {
+      auto kp = std::make_shared<const Kernel>(std::move(app.kernels[i]));
       kernels_.push_back(kp);
       predictors_.push_back(std::make_shared<const Predictor>(kp));
+      launch_ids_.push_back(i < app.launch_ids.size() ? app.launch_ids[i] : static_cast<std::uint32_t>(i + 1));
     }
   }
   std::size_t size() const { return kernels_.size(); }
   const Kernel& kernel(std::size_t i) const { return *kernels_.at(i); }
   const Predictor& predictor(std::size_t i) const { return *predictors_.at(i); }
+  // The launch id of kernel i: its 1-based position in the input (a load-time selection keeps it).
+  std::uint32_t launch_id(std::size_t i) const { return launch_ids_.at(i); }
   // Measured values of a launch, if the input had them (for validation views only).
   const Measurement& measurement(std::size_t i) const { return measurements_.at(i); }
   const std::string& device_name() const { return device_name_; }
 
-  // Indices of kernels matching a 1-based launch id or a name regex (demangled or raw name);
-  // all if `selector` is empty.
+  // Indices of kernels matching a launch id or a name regex (demangled or raw name); all if
+  // `selector` is empty.
   std::vector<std::size_t> select(const std::string& selector) const {
     std::vector<std::size_t> out;
     for (std::size_t i = 0; i < kernels_.size(); ++i)
-      if (launch_matches(kernels_[i]->launch, i + 1, selector)) out.push_back(i);
+      if (launch_matches(kernels_[i]->launch, launch_ids_[i], selector)) out.push_back(i);
     if (out.empty()) throw ArgumentError("no kernel matches '" + selector + "' (" + std::to_string(kernels_.size()) + " kernels in the input)");
     return out;
   }
 
-  Report predict(const GpuSpec& g, const PredictOptions& opt = {}, const std::vector<std::size_t>& which = {}) const {
-    Report r;
-    r.tool_version = version_string();
-    r.gpu = g.name;
+  // The kernels' predictions on `jobs` threads (1: this thread; 0: every core).
+  Report predict(const GpuSpec& g, const PredictOptions& opt = {}, const std::vector<std::size_t>& which = {}, unsigned jobs = 1) const {
+    return predict_many({g}, opt, which, jobs).front();
+  }
+
+  // One report per GPU spec (a sweep or a comparison), the (spec, kernel) predictions spread
+  // over `jobs` threads (0: every core). Equal to calling predict() for each spec in turn.
+  std::vector<Report> predict_many(const std::vector<GpuSpec>& gpus, const PredictOptions& opt = {}, const std::vector<std::size_t>& which = {},
+                                   unsigned jobs = 0) const {
     std::vector<std::size_t> idx = which;
     if (idx.empty()) for (std::size_t i = 0; i < kernels_.size(); ++i) idx.push_back(i);
-    for (auto i : idx) {
-      r.kernels.push_back(predictors_.at(i)->predict(g, opt));
-      identify(r.kernels.back(), kernels_.at(i)->launch, i + 1);
-      r.total_time_us += r.kernels.back().time_us;
+    for (auto i : idx) (void)predictors_.at(i);  // an index out of range fails before any work
+    std::vector<KernelReport> out(gpus.size() * idx.size());
+    parallel_for(out.size(), jobs, [&](std::size_t t) {
+      std::size_t g = t / idx.size(), i = idx[t % idx.size()];
+      out[t] = predictors_[i]->predict(gpus[g], opt);
+      identify(out[t], kernels_[i]->launch, launch_ids_[i]);
+    });
+    std::vector<Report> reps(gpus.size());
+    for (std::size_t g = 0; g < gpus.size(); ++g) {
+      Report& r = reps[g];
+      r.tool_version = version_string();
+      r.gpu = gpus[g].name;
+      for (std::size_t k = 0; k < idx.size(); ++k) {
+        r.kernels.push_back(std::move(out[g * idx.size() + k]));
+        r.total_time_us += r.kernels.back().time_us;  // summed in launch order, as serially
+      }
     }
-    return r;
+    return reps;
   }
 
  private:
   std::vector<std::shared_ptr<const Kernel>> kernels_;
   std::vector<std::shared_ptr<const Predictor>> predictors_;
+  std::vector<std::uint32_t> launch_ids_;
   std::vector<Measurement> measurements_;
   std::vector<MemcpyCommand> memcpys_;
   std::string device_name_;

@@ -5,18 +5,24 @@
     r.time_us, r.bottleneck, r.to_dataframe(), r.per_pc(), r.plot_roofline()
     gpuperf.what_if("trace.traceg", "h100", sm_clock_mhz=1400, dram_bandwidth_gbs=2000)
     gpuperf.sweep("trace.traceg", "a100", dram_bandwidth_gbs=[1000, 1555, 2039], sms=[54, 108])
+    gpuperf.sweep_many(["a.traceg", "b.traceg"], "h100", executor=client.get_executor(), sm_clock_mhz=[1200, 1600])
+
+Every core is used by default (n_jobs); sweep, compare, predict_many and sweep_many also take any
+concurrent.futures.Executor (a process pool, or a Dask cluster's client.get_executor()).
 
 Traces are recognised by content: Accel-Sim .trace/.traceg (+.xz/.gz/.zst) and kernelslist,
 PPT-GPU folders, Nsight Compute source+raw CSV pages, SASS listings.
 """
 from __future__ import annotations
 
+import collections
 import html
 import itertools
 import json
 import os
+import threading
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 try:
     from . import _core
@@ -65,14 +71,32 @@ def gpu_spec(gpu: Union[str, "_core.GpuSpec"] = "a100", tables_dirs: Sequence[st
     return spec
 
 
-class Trace:
-    """A loaded trace or profile: kernels analysed once, predicted for any GPU."""
+def _jobs(n_jobs: Optional[int]) -> int:
+    """n_jobs as the C++ core takes it: None or -1 is every core (0 there), else a count >= 1."""
+    if n_jobs is None or n_jobs == -1:
+        return 0
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+        raise ArgumentError(f"n_jobs must be a whole number >= 1, or None or -1 for every core; got {n_jobs!r}")
+    return n_jobs
 
-    def __init__(self, paths: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]]):
-        if isinstance(paths, (str, os.PathLike)):
-            paths = [paths]
-        self.paths = [os.fspath(p) for p in paths]
-        self._s = _core.Session(self.paths)
+
+def _path_list(paths) -> List[str]:
+    return [os.fspath(paths)] if isinstance(paths, (str, os.PathLike)) else [os.fspath(p) for p in paths]
+
+
+class Trace:
+    """A loaded trace or profile: kernels analysed once, predicted for any GPU.
+
+    n_jobs: kernel files read at once (None: every core); the result does not depend on it.
+    A Trace pickles as its paths: unpickled (in a worker process, say) it is loaded again,
+    once per process, through the cache that load() uses."""
+
+    def __init__(self, paths: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]], n_jobs: Optional[int] = None):
+        self.paths = _path_list(paths)
+        self._s = _core.Session(self.paths, _jobs(n_jobs))
+
+    def __reduce__(self):
+        return (_cached_trace, (tuple(self.paths),))
 
     def __len__(self) -> int:
         return len(self._s)
@@ -106,9 +130,81 @@ class Trace:
         return f"<gpuperf.Trace {len(self)} kernel(s) from {', '.join(self.paths)}>"
 
 
+# Traces loaded from paths, kept for the next call with the same inputs, so what_if(path, ...)
+# in a loop parses its input once. The key is every file the load reads, each with its
+# modification time and size: a file changed on disk is read again. The last _CACHE_SIZE traces
+# are kept; clear_cache() drops them.
+_CACHE_SIZE = 4
+_cache: "collections.OrderedDict[tuple, Trace]" = collections.OrderedDict()
+_cache_lock = threading.Lock()
+_cache_stats = {"loads": 0, "hits": 0}
+
+
+def _input_signature(paths: Sequence[str]) -> tuple:
+    """(path, mtime_ns, size) of every file a load of `paths` reads: folders walked, a
+    kernelslist's kernel files included. A missing file is keyed as missing."""
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, names in os.walk(p):
+                dirs.sort()
+                files.extend(os.path.join(root, n) for n in sorted(names))
+        else:
+            files.append(p)
+            try:
+                files.extend(_core.listed_kernel_files(p))
+            except (OSError, ValueError):
+                pass  # the load itself reports it
+    sig = []
+    for f in files:
+        try:
+            st = os.stat(f)
+            sig.append((os.path.abspath(f), st.st_mtime_ns, st.st_size))
+        except OSError:
+            sig.append((os.path.abspath(f), None, None))
+    return (tuple(os.path.abspath(p) for p in paths), tuple(sig))
+
+
+def _cached_trace(paths) -> Trace:
+    """The Trace of `paths`, loaded once while its files are unchanged (see _CACHE_SIZE)."""
+    paths = _path_list(paths)
+    key = _input_signature(paths)
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            _cache_stats["hits"] += 1
+            return _cache[key]
+    t = Trace(paths)  # outside the lock: loading releases the GIL and may take long
+    with _cache_lock:
+        _cache_stats["loads"] += 1
+        _cache[key] = t
+        _cache.move_to_end(key)
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return t
+
+
+def clear_cache() -> None:
+    """Forget the traces that functions given a path have kept (see load)."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def cache_info() -> Dict[str, int]:
+    """How often traces were loaded from paths and how often a kept one was reused, in this
+    process (a Dask worker answers for itself through client.run(gpuperf.cache_info))."""
+    with _cache_lock:
+        return {"loads": _cache_stats["loads"], "hits": _cache_stats["hits"], "entries": len(_cache)}
+
+
 def load(paths) -> Trace:
-    """Load a trace/profile (path, folder or list of paths)."""
-    return paths if isinstance(paths, Trace) else Trace(paths)
+    """Load a trace/profile (path, folder or list of paths); a Trace is returned as it is.
+
+    Paths are loaded once while their files are unchanged: a later call (predict, what_if,
+    sweep, compare given the same paths) reuses the loaded trace if every file it read has the
+    same modification time and size. The last 4 are kept; clear_cache() drops them, and
+    Trace(paths) always reads the files again."""
+    return paths if isinstance(paths, Trace) else _cached_trace(paths)
 
 
 @dataclass
@@ -284,39 +380,233 @@ def what_if(trace, gpu: Union[str, "_core.GpuSpec"] = "a100", kernel: Union[None
                    launch_count=launch_count, **changes)
 
 
-def sweep(trace, gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bool = False, launch_skip: int = 0,
-          launch_count: Optional[int] = None, **grids: Iterable[float]):
-    """Predict over the cartesian product of parameter grids; one DataFrame row per point and kernel."""
-    import pandas as pd
-
+def _grid_points(grids: Dict[str, Iterable[float]]) -> Tuple[List[str], List[tuple]]:
     unknown = set(grids) - set(KNOBS)
     if unknown:
         raise ArgumentError(f"unknown sweep parameter(s) {sorted(unknown)}; known: {', '.join(KNOBS)}")
-    t = load(trace)
-    which = t.select(kernel, launch_skip, launch_count)
+    keys = list(grids)
+    return keys, list(itertools.product(*(list(grids[k]) for k in keys)))
+
+
+def _sweep_rows(t: Trace, gpu, keys: List[str], points: List[tuple], which: List[int], mode: str, warm_l2: bool,
+                jobs: int) -> List[Dict[str, Any]]:
+    """One row per point and kernel: the points' predictions in one C++ call on `jobs` threads."""
+    specs = [gpu_spec(gpu, **dict(zip(keys, values))) for values in points]
     idx = which or list(range(len(t)))
     names = t.kernel_names
-    keys = list(grids)
+    ids = t._s.launch_ids()
     rows = []
-    for values in itertools.product(*(list(grids[k]) for k in keys)):
-        spec = gpu_spec(gpu, **dict(zip(keys, values)))
-        times = t._s.predict_times(spec, mode, which, warm_l2)
+    for values, spec, times in zip(points, specs, t._s.predict_times_many(specs, mode, which, warm_l2, jobs)):
         for i, tm in zip(idx, times):
-            rows.append({**dict(zip(keys, values)), "gpu": spec.name, "launch": i + 1, "kernel": names[i], "time_us": tm,
+            rows.append({**dict(zip(keys, values)), "gpu": spec.name, "launch": ids[i], "kernel": names[i], "time_us": tm,
                          "mode_requested": mode, "warm_l2": bool(warm_l2)})
+    return rows
+
+
+def _sweep_task(trace, gpu, keys, points, kernel, mode, warm_l2, launch_skip, launch_count, jobs, label=None):
+    """One executor task: a trace (loaded once per process, see load) over some grid points."""
+    t = load(trace)
+    rows = _sweep_rows(t, gpu, keys, points, t.select(kernel, launch_skip, launch_count), mode, warm_l2, jobs)
+    if label is not None:
+        for r in rows:
+            r["trace"] = label
+    return rows
+
+
+def _executor_width(executor) -> int:
+    """How many tasks an executor runs at once, where it says (else this machine's cores)."""
+    for attr in ("_max_workers",):
+        n = getattr(executor, attr, None)
+        if isinstance(n, int) and n > 0:
+            return n
+    client = getattr(executor, "_client", None) or (executor if hasattr(executor, "nthreads") else None)
+    if client is not None:
+        try:
+            return max(1, sum(client.nthreads().values()))
+        except Exception:  # pragma: no cover - a client that cannot answer
+            pass
+    return os.cpu_count() or 1
+
+
+def _chunks(items: List[Any], n: int) -> List[List[Any]]:
+    """`items` cut into at most n runs of consecutive items (order kept)."""
+    n = max(1, min(n, len(items)))
+    size, extra = divmod(len(items), n)
+    out, start = [], 0
+    for c in range(n):
+        end = start + size + (1 if c < extra else 0)
+        out.append(items[start:end])
+        start = end
+    return [c for c in out if c]
+
+
+def sweep(trace, gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bool = False, launch_skip: int = 0,
+          launch_count: Optional[int] = None, n_jobs: Optional[int] = None, executor=None, **grids: Iterable[float]):
+    """Predict over the cartesian product of parameter grids; one DataFrame row per point and kernel.
+
+    n_jobs: threads for the predictions (None: every core). executor: any
+    concurrent.futures.Executor (or a Dask client); the grid is cut into one chunk per worker,
+    each chunk a task that loads the trace once per process (a Trace is sent as its paths).
+    Rows, and every value in them, are the same whichever is used."""
+    import pandas as pd
+
+    keys, points = _grid_points(grids)
+    jobs = _jobs(n_jobs)
+    if executor is None:
+        t = load(trace)
+        rows = _sweep_rows(t, gpu, keys, points, t.select(kernel, launch_skip, launch_count), mode, warm_l2, jobs)
+        return pd.DataFrame(rows)
+    ref = trace if isinstance(trace, Trace) else _path_list(trace)
+    per_task = 1 if n_jobs is None else jobs  # the executor's workers are the parallelism
+    futures = [executor.submit(_sweep_task, ref, gpu, keys, chunk, kernel, mode, warm_l2, launch_skip, launch_count, per_task)
+               for chunk in _chunks(points, _executor_width(executor))]
+    rows = [r for f in futures for r in f.result()]
+    if not rows:  # an empty grid still checks the selection, as the serial path does
+        load(trace).select(kernel, launch_skip, launch_count)
     return pd.DataFrame(rows)
 
 
+def _compare_frames(t: Trace, gpus, kernel, mode, warm_l2, launch_skip, launch_count, what_if, jobs):
+    """One DataFrame per GPU, the predictions in one C++ call on `jobs` threads."""
+    specs = [gpu_spec(g, **what_if) for g in gpus]
+    which = t.select(kernel, launch_skip, launch_count)
+    idx = which or list(range(len(t)))
+    measured = t.measured_time_us
+    frames = []
+    for spec, text in zip(specs, t._s.predict_json_many(specs, mode, False, which, warm_l2, jobs)):
+        rep = json.loads(text)
+        rep["settings"] = _settings(spec, what_if, mode, warm_l2)
+        rep["tool_version"] = TOOL_VERSION
+        frames.append(Result(rep, [KernelResult(k, measured[i]) for k, i in zip(rep["kernels"], idx)]).to_dataframe())
+    return frames
+
+
+def _compare_task(trace, gpus, kernel, mode, warm_l2, launch_skip, launch_count, what_if, jobs, label=None):
+    frames = _compare_frames(load(trace), gpus, kernel, mode, warm_l2, launch_skip, launch_count, what_if, jobs)
+    if label is not None:
+        for f in frames:
+            f.insert(0, "trace", label)
+    return frames
+
+
 def compare(trace, gpus: Sequence[Union[str, "_core.GpuSpec"]], kernel: Union[None, str, int] = None, mode: str = "auto",
-            warm_l2: bool = False, launch_skip: int = 0, launch_count: Optional[int] = None, **what_if: float):
+            warm_l2: bool = False, launch_skip: int = 0, launch_count: Optional[int] = None, n_jobs: Optional[int] = None,
+            executor=None, **what_if: float):
     """One trace on several GPUs (the same what-if changes applied to each): a DataFrame of
-    per-kernel times and bottlenecks, one row per kernel and GPU, with the settings used."""
+    per-kernel times and bottlenecks, one row per kernel and GPU, with the settings used.
+
+    n_jobs: threads (None: every core); executor: any concurrent.futures.Executor, one task per
+    GPU (GPUs then given by catalog name, which pickles). The rows are the same either way."""
     import pandas as pd
 
-    t = load(trace)
-    frames = [predict(t, g, kernel=kernel, mode=mode, per_pc=False, warm_l2=warm_l2, launch_skip=launch_skip,
-                      launch_count=launch_count, **what_if).to_dataframe() for g in gpus]
-    return pd.concat(frames, ignore_index=True)
+    jobs = _jobs(n_jobs)
+    if executor is None:
+        return pd.concat(_compare_frames(load(trace), list(gpus), kernel, mode, warm_l2, launch_skip, launch_count, what_if, jobs),
+                         ignore_index=True)
+    ref = trace if isinstance(trace, Trace) else _path_list(trace)
+    per_task = 1 if n_jobs is None else jobs
+    futures = [executor.submit(_compare_task, ref, [g], kernel, mode, warm_l2, launch_skip, launch_count, what_if, per_task)
+               for g in gpus]
+    return pd.concat([f for fut in futures for f in fut.result()], ignore_index=True)
+
+
+def _trace_label(trace) -> str:
+    """A trace's name in batch results: its path, or its paths joined by ';'."""
+    paths = trace.paths if isinstance(trace, Trace) else _path_list(trace)
+    return ";".join(paths)
+
+
+def _trace_refs(traces) -> list:
+    """A batch's traces: each a path, a list of paths (one input, e.g. ncu's two pages) or a Trace."""
+    if isinstance(traces, (str, os.PathLike, Trace)):
+        raise ArgumentError("traces must be a list of traces (paths, lists of paths or Trace objects); for one trace use "
+                            "predict/compare/sweep")
+    return [t if isinstance(t, Trace) else _path_list(t) for t in traces]
+
+
+def _run_batch(tasks, executor):
+    """Runs (fn, args) tasks on the executor, or here in order; results in task order."""
+    if executor is None:
+        return [fn(*args) for fn, args in tasks]
+    futures = [executor.submit(fn, *args) for fn, args in tasks]
+    return [f.result() for f in futures]
+
+
+def predict_many(traces: Sequence[Any], gpus: Sequence[Union[str, "_core.GpuSpec"]], kernel: Union[None, str, int] = None,
+                 mode: str = "auto", warm_l2: bool = False, launch_skip: int = 0, launch_count: Optional[int] = None,
+                 n_jobs: Optional[int] = None, executor=None, **what_if: float):
+    """Several traces on several GPUs: compare() for each trace, as one tidy DataFrame with a
+    `trace` column first (one row per trace, GPU and kernel, in that order).
+
+    Without an executor the traces are done in turn, each on n_jobs threads (None: every core).
+    With one (any concurrent.futures.Executor, or a Dask client), each trace is one task that
+    loads it once; GPUs are then given by catalog name. The rows are the same either way."""
+    import pandas as pd
+
+    refs = _trace_refs(traces)
+    jobs = _jobs(n_jobs)
+    per_task = jobs if executor is None or n_jobs is not None else 1
+    if executor is None:
+        frames = []
+        for ref in refs:  # each trace loaded fresh and dropped after its GPUs (no cache churn)
+            t = ref if isinstance(ref, Trace) else Trace(ref, n_jobs)
+            frames.extend(_compare_task(t, list(gpus), kernel, mode, warm_l2, launch_skip, launch_count, what_if, per_task,
+                                        _trace_label(ref)))
+    else:
+        tasks = [(_compare_task, (ref, list(gpus), kernel, mode, warm_l2, launch_skip, launch_count, what_if, per_task,
+                                  _trace_label(ref))) for ref in refs]
+        frames = [f for fs in _run_batch(tasks, executor) for f in fs]
+    if not frames:
+        return pd.DataFrame()
+    df = pd.concat(frames, ignore_index=True)
+    # One dtype whatever mix of inputs: traces carry no measured time (NaN), ncu profiles do.
+    df["measured_time_us"] = df["measured_time_us"].astype(float)
+    return df
+
+
+def sweep_many(traces: Sequence[Any], gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bool = False,
+               launch_skip: int = 0, launch_count: Optional[int] = None, n_jobs: Optional[int] = None, executor=None,
+               chunks_per_trace: int = 1, parquet: Optional[Union[str, os.PathLike]] = None, **grids: Iterable[float]):
+    """A corpus of traces x a what-if grid: sweep() of every trace, as one tidy DataFrame with a
+    `trace` column first (one row per trace, grid point and kernel, in that order).
+
+    executor: any concurrent.futures.Executor, or a Dask cluster's client (or
+    client.get_executor()). Each trace's grid is cut into `chunks_per_trace` tasks; each task
+    loads its trace once per worker process (with 1, the default, each trace is loaded exactly
+    once in the whole cluster) and runs its points on n_jobs threads (default 1 per task with an
+    executor, every core without). parquet: also write the frame there (needs pyarrow).
+    The rows are the same whichever executor, chunking and n_jobs are used."""
+    import pandas as pd
+
+    if parquet is not None:
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError as e:
+            raise ImportError("writing Parquet needs pyarrow: pip install 'gpuperf[parquet]' (or pyarrow)") from e
+    if not isinstance(chunks_per_trace, int) or chunks_per_trace < 1:
+        raise ArgumentError(f"chunks_per_trace must be a whole number >= 1, got {chunks_per_trace!r}")
+    refs = _trace_refs(traces)
+    keys, points = _grid_points(grids)
+    jobs = _jobs(n_jobs)
+    per_task = jobs if executor is None or n_jobs is not None else 1
+    tasks = []
+    for ref in refs:
+        for chunk in _chunks(points, chunks_per_trace) or [[]]:
+            tasks.append((_sweep_task, (ref, gpu, keys, chunk, kernel, mode, warm_l2, launch_skip, launch_count, per_task,
+                                        _trace_label(ref))))
+    if executor is None:
+        rows = []
+        for ref in refs:  # each trace loaded fresh and dropped after its points (no cache churn)
+            t = ref if isinstance(ref, Trace) else Trace(ref, n_jobs)
+            rows.extend(_sweep_task(t, gpu, keys, points, kernel, mode, warm_l2, launch_skip, launch_count, per_task,
+                                    _trace_label(ref)))
+    else:
+        rows = [r for rs in _run_batch(tasks, executor) for r in rs]
+    cols = ["trace", *keys, "gpu", "launch", "kernel", "time_us", "mode_requested", "warm_l2"]
+    df = pd.DataFrame(rows, columns=cols)
+    if parquet is not None:
+        df.to_parquet(os.fspath(parquet), index=False)
+    return df
 
 
 def gpus(tables_dirs: Sequence[str] = ()):
@@ -331,6 +621,6 @@ def check_tables(tables_dirs: Sequence[str] = ()) -> List[tuple]:
     return tables(tables_dirs).check()
 
 
-__all__ = ["predict", "what_if", "sweep", "compare", "gpus", "load", "Trace", "Result", "KernelResult", "gpu_spec", "tables",
+__all__ = ["predict", "what_if", "sweep", "compare", "predict_many", "sweep_many", "clear_cache", "cache_info", "gpus", "load", "Trace", "Result", "KernelResult", "gpu_spec", "tables",
            "check_tables", "Error", "ParseError", "IoError", "FormatError", "TableError", "UnknownGpuError", "ArgumentError",
            "ModelError", "KNOBS", "__version__", "TOOL_VERSION"]

@@ -110,14 +110,16 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("launch_overhead_us", &GpuSpec::launch_overhead_us);
 
   py::class_<PySession>(m, "Session")
-      .def(py::init([](const std::vector<std::string>& paths) {
-             py::gil_scoped_release nogil;
+      .def(py::init([](const std::vector<std::string>& paths, unsigned jobs) {
+             py::gil_scoped_release nogil;  // kernel files are read on `jobs` threads (0: every core)
              PySession p;
              p.paths = paths;
-             p.s = std::make_shared<Session>(load(paths));
+             LoadOptions lo;
+             lo.jobs = jobs;
+             p.s = std::make_shared<Session>(load(paths, lo));
              return p;
            }),
-           py::arg("paths"))
+           py::arg("paths"), py::arg("jobs") = 1u)
       .def("__len__", [](const PySession& p) { return p.s->size(); })
       .def("kernel_names", [](const PySession& p) {
         std::vector<std::string> v;  // display names, as reports give them
@@ -126,7 +128,7 @@ PYBIND11_MODULE(_core, m) {
       })
       .def("launch_ids", [](const PySession& p) {
         std::vector<std::uint32_t> v;
-        for (std::size_t i = 0; i < p.s->size(); ++i) v.push_back(static_cast<std::uint32_t>(i + 1));  // launch ids: positions
+        for (std::size_t i = 0; i < p.s->size(); ++i) v.push_back(p.s->launch_id(i));  // launch ids: positions in the input
         return v;
       })
       .def("input_formats", [](const PySession& p) {
@@ -167,5 +169,49 @@ PYBIND11_MODULE(_core, m) {
              for (auto& k : p.s->predict(g, o, which).kernels) t.push_back(k.time_us);
              return t;
            },
-           py::arg("gpu"), py::arg("mode") = "auto", py::arg("which") = std::vector<std::size_t>{}, py::arg("warm_l2") = false);
+           py::arg("gpu"), py::arg("mode") = "auto", py::arg("which") = std::vector<std::size_t>{}, py::arg("warm_l2") = false)
+      // Batches over GPU specs (a sweep's points, a comparison's GPUs): one call, the C++ work on
+      // `jobs` threads (0: every core) with the GIL released; equal to one call per spec.
+      .def("predict_json_many",
+           [](const PySession& p, const std::vector<GpuSpec>& gpus, const std::string& mode, bool per_pc, const std::vector<std::size_t>& which,
+              bool warm_l2, unsigned jobs) {
+             std::vector<std::string> out;
+             {
+               py::gil_scoped_release nogil;
+               PredictOptions o;
+               o.mode = mode_of(mode);
+               o.per_pc = per_pc;
+               o.warm_l2 = warm_l2;
+               for (auto& r : p.s->predict_many(gpus, o, which, jobs)) out.push_back(to_json(r).dump());
+             }
+             return out;
+           },
+           py::arg("gpus"), py::arg("mode") = "auto", py::arg("per_pc") = false, py::arg("which") = std::vector<std::size_t>{},
+           py::arg("warm_l2") = false, py::arg("jobs") = 0u)
+      .def("predict_times_many",
+           [](const PySession& p, const std::vector<GpuSpec>& gpus, const std::string& mode, const std::vector<std::size_t>& which, bool warm_l2,
+              unsigned jobs) {
+             py::gil_scoped_release nogil;
+             PredictOptions o;
+             o.mode = mode_of(mode);
+             o.warm_l2 = warm_l2;
+             o.per_pc = false;
+             std::vector<std::vector<double>> t;
+             for (auto& r : p.s->predict_many(gpus, o, which, jobs)) {
+               t.emplace_back();
+               for (auto& k : r.kernels) t.back().push_back(k.time_us);
+             }
+             return t;
+           },
+           py::arg("gpus"), py::arg("mode") = "auto", py::arg("which") = std::vector<std::size_t>{}, py::arg("warm_l2") = false,
+           py::arg("jobs") = 0u);
+
+  // The kernel files a kernelslist names ([] for any other input): what a cached load depends on.
+  m.def("listed_kernel_files", [](const std::string& path) {
+    py::gil_scoped_release nogil;
+    std::vector<std::string> out;
+    if (detect_file(path) == InputKind::accelsim_kernelslist) out = read_kernelslist(path).kernel_files;
+    return out;
+  });
+  m.def("hardware_jobs", &hardware_jobs, "threads used for jobs=0: every core");
 }

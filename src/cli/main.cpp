@@ -39,9 +39,10 @@ struct Args {
   std::vector<std::string> tables;
   std::vector<std::string> set_args;
   std::vector<std::pair<std::string, double>> sets;
-  std::string kernel, mode = "auto", rows, convert_in, convert_out, sort = "stall", launch_skip, launch_count;
+  std::string kernel, mode = "auto", rows, convert_in, convert_out, sort = "stall", launch_skip, launch_count, jobs;
   bool json = false, per_pc = false, measured = false, quiet = false, warm_l2 = false;
   std::size_t per_pc_rows = 0, skip = 0, count = 0;  // count 0: all
+  unsigned n_jobs = 1;  // -j: kernels read and predicted at once (0: every core)
 };
 
 const char* kInputs =
@@ -138,21 +139,16 @@ GpuSpec spec_for(const std::shared_ptr<const Tables>& t, const std::string& name
   return g;
 }
 
-Session load_session(const Args& a) {
+// --kernel, --launch-skip, --launch-count and -j: launches outside the selection are skipped
+// before their traces are read.
+LoadOptions load_options(const Args& a) {
   LoadOptions lo;
   if (isatty(STDERR_FILENO) && !a.quiet) lo.accelsim.progress = progress;
-  Application app = load(a.positional, lo);
-  if (lo.accelsim.progress) std::fprintf(stderr, "\r%40s\r", "");
-  return Session(std::move(app));
-}
-
-// Does the n-th launch that matched --kernel pass --launch-skip/--launch-count (ncu's meaning)?
-bool in_launch_window(const Args& a, std::size_t n) { return n > a.skip && (a.count == 0 || n <= a.skip + a.count); }
-
-std::string no_match(const Args& a, std::size_t kernels) {
-  std::string what = a.kernel.empty() ? "no kernel" : "no kernel matches '" + a.kernel + "'";
-  if (a.skip || a.count) what += " in the launch window (--launch-skip " + std::to_string(a.skip) + ", --launch-count " + std::to_string(a.count) + ")";
-  return what + " (" + std::to_string(kernels) + " kernels in the input)";
+  lo.select.kernel = a.kernel;
+  lo.select.skip = a.skip;
+  lo.select.count = a.count;
+  lo.jobs = a.n_jobs;
+  return lo;
 }
 
 // A kernel's text with its per-PC table sorted by predicted stall cycles (hottest first) or by
@@ -178,28 +174,27 @@ int cmd_report(const Args& a) {
   opt.mode = mode_of(a.mode);
   opt.per_pc = a.per_pc || a.json;
   opt.warm_l2 = a.warm_l2;
-  LoadOptions lo;
-  if (isatty(STDERR_FILENO) && !a.quiet) lo.accelsim.progress = progress;
-  // Kernel by kernel: each trace is analysed, predicted and dropped before the next is read.
+  LoadOptions lo = load_options(a);
+  // Kernel by kernel (-j N: N at a time): each trace is analysed, predicted and dropped before
+  // the next is read; reports come out in launch order whatever -j is.
   Report r;
   r.tool_version = tool_version();
   r.gpu = g.name;
-  std::size_t index = 0, matched = 0;
-  for_each_kernel(a.positional, lo, [&](Kernel&& k, const Measurement& m) {
-    ++index;
-    if (lo.accelsim.progress) std::fprintf(stderr, "\r%40s\r", "");
-    if (!launch_matches(k.launch, index, a.kernel) || !in_launch_window(a, ++matched)) return;
+  auto work = [&](Kernel&& k, const Measurement& m, std::size_t launch_id) {
     LaunchConfig launch = k.launch;
     Predictor p(std::make_shared<const Kernel>(std::move(k)));
     KernelReport kr = p.predict(g, opt);
-    identify(kr, launch, index);
+    identify(kr, launch, launch_id);
     if (a.measured && m.time_us) kr.measured_time_us = m.time_us;
+    return kr;
+  };
+  for_each_kernel(a.positional, lo, work, [&](KernelReport&& kr) {
+    if (lo.accelsim.progress) std::fprintf(stderr, "\r%40s\r", "");
     r.total_time_us += kr.time_us;
     if (!a.json) std::cout << kernel_text(kr, a) << "\n" << std::flush;
     if (!a.per_pc && !a.json) kr.per_pc.clear();
     r.kernels.push_back(std::move(kr));
   });
-  if (r.kernels.empty()) throw ArgumentError(no_match(a, index));
   if (a.json) std::cout << to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else if (r.kernels.size() > 1) std::printf("Total predicted time for %zu launches on %s: %.2f us\n", r.kernels.size(), r.gpu.c_str(), r.total_time_us);
   return kExitOk;
@@ -207,22 +202,20 @@ int cmd_report(const Args& a) {
 
 int cmd_compare(const Args& a) {
   auto tables = load_tables(a);
-  Session s = load_session(a);
-  auto idx = s.select(a.kernel);
-  std::vector<std::size_t> window;
-  for (std::size_t n = 0; n < idx.size(); ++n)
-    if (in_launch_window(a, n + 1)) window.push_back(idx[n]);
-  if (window.empty()) throw ArgumentError(no_match(a, s.size()));
-  idx = window;
+  std::vector<GpuSpec> specs;
+  for (auto& name : a.gpus) specs.push_back(spec_for(tables, name, a));
+  LoadOptions lo = load_options(a);
+  Application app = load(a.positional, lo);
+  if (lo.accelsim.progress) std::fprintf(stderr, "\r%40s\r", "");
+  Session s(std::move(app));  // the selected launches only
   PredictOptions opt;
   opt.mode = mode_of(a.mode);
   opt.per_pc = false;
   opt.warm_l2 = a.warm_l2;
-  std::vector<Report> reps;
-  for (auto& name : a.gpus) {
-    reps.push_back(s.predict(spec_for(tables, name, a), opt, idx));
-    reps.back().tool_version = tool_version();
-  }
+  std::vector<Report> reps = s.predict_many(specs, opt, {}, a.n_jobs);
+  for (auto& r : reps) r.tool_version = tool_version();
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < s.size(); ++i) idx.push_back(i);
   if (a.json) {
     nlohmann::json out;
     out["schema"] = "gpuperf.compare/1";
@@ -234,7 +227,7 @@ int cmd_compare(const Args& a) {
   for (auto& r : reps) std::printf(" %16.16s", r.gpu.c_str());
   std::printf("\n");
   for (std::size_t k = 0; k < idx.size(); ++k) {
-    std::string name = std::to_string(idx[k] + 1) + ": " + demangle(s.kernel(idx[k]).launch.name);
+    std::string name = std::to_string(s.launch_id(idx[k])) + ": " + demangle(s.kernel(idx[k]).launch.name);
     if (name.size() > 38) name = name.substr(0, 37) + "~";
     std::printf("%-40s", name.c_str());
     for (auto& r : reps) std::printf(" %11.2f us  ", r.kernels[k].time_us);
@@ -317,6 +310,8 @@ void add_predict_options(CLI::App* c, Args& a) {
   c->add_flag("--warm-l2", a.warm_l2, "the kernel's data are in L2 at launch (timing loops), not flushed (ncu)");
   c->add_option("--tables", a.tables, "latency tables taking precedence over the shipped ones")->type_name("DIR")->allow_extra_args(false);
   c->add_flag("-q,--quiet", a.quiet, "no progress on stderr");
+  c->add_option("-j,--jobs", a.jobs, "read and predict N kernels at once (0: every core; default 1); output is the same for any N")
+      ->type_name("N");
 }
 
 // The subcommand the user named (the deepest one parsed), for messages.
@@ -386,6 +381,7 @@ int main(int argc, char** argv) {
     if (!a.rows.empty()) a.per_pc_rows = whole_number("--rows", a.rows);
     if (!a.launch_skip.empty()) a.skip = whole_number("--launch-skip", a.launch_skip);
     if (!a.launch_count.empty()) a.count = whole_number("--launch-count", a.launch_count);
+    if (!a.jobs.empty()) a.n_jobs = static_cast<unsigned>(whole_number("-j", a.jobs));
     for (auto& kv : a.set_args) a.sets.push_back(set_value(kv));
     if (*report) return cmd_report(a);
     if (*compare) return cmd_compare(a);

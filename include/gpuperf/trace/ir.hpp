@@ -158,6 +158,9 @@ struct Application {
   std::vector<MemcpyCommand> memcpys;
   std::vector<std::string> warnings;
   std::string device_name;                 // where the source names the device
+  // Each kernel's launch id: its 1-based position in the input, which a selection at load time
+  // leaves in place (empty: 1..kernels.size()).
+  std::vector<std::uint32_t> launch_ids;
 };
 
 }  // namespace gpuperf

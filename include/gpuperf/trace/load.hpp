@@ -15,10 +15,12 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "gpuperf/parallel.hpp"
 #include "gpuperf/trace/accelsim_reader.hpp"
 #include "gpuperf/trace/ncu_reader.hpp"
 #include "gpuperf/trace/pptgpu_reader.hpp"
@@ -159,8 +161,21 @@ inline bool join_listing(Kernel& k, const std::vector<Kernel>& listing) {
   return true;
 }
 
+// Which launches to load: a --kernel selector (launch_matches), then ncu's --launch-skip and
+// --launch-count over the launches it matched.
+struct LaunchSelection {
+  std::string kernel;     // launch id (1-based position) or name regex; empty: every launch
+  std::size_t skip = 0;   // matching launches to leave out first
+  std::size_t count = 0;  // then at most this many; 0: all the rest
+  bool all() const { return kernel.empty() && skip == 0 && count == 0; }
+};
+
 struct LoadOptions {
   AccelSimKernelReader::Options accelsim;
+  // Launches outside the selection are skipped before their trace bodies are read.
+  LaunchSelection select;
+  // Kernel files read at once (0: every core). Results do not depend on it.
+  unsigned jobs = 1;
 };
 
 // "kernel-2" before "kernel-10": runs of digits compare by value, the rest byte by byte.
@@ -215,10 +230,24 @@ inline void refuse_duplicates(const std::vector<std::string>& files, const std::
 }
 }  // namespace detail
 
-// Loads one or more paths into one Application. Listings join the other inputs; a listing
-// alone becomes one static kernel per function (no counts).
 namespace detail {
-inline Application load_unguarded(const std::vector<std::string>& paths, const LoadOptions& opt) {
+// One launch of the input before its trace body is read: an Accel-Sim kernel file still to be
+// parsed, or a kernel that another reader produced whole (with its measurement).
+struct PendingKernel {
+  std::string file;  // the Accel-Sim kernel file to read when `kernel` is empty
+  std::optional<Kernel> kernel;
+  Measurement measured;
+};
+
+// What the inputs hold, in launch order, with no Accel-Sim kernel body read yet.
+struct InputPlan {
+  std::vector<PendingKernel> launches;
+  std::vector<Kernel> listing;  // SASS listing functions to join into the launches
+  std::vector<MemcpyCommand> memcpys;
+  std::string device_name;
+};
+
+inline InputPlan plan_unguarded(const std::vector<std::string>& paths) {
   namespace fs = std::filesystem;
   std::vector<std::pair<std::string, InputKind>> files;
   for (auto& p : paths) {
@@ -248,22 +277,24 @@ inline Application load_unguarded(const std::vector<std::string>& paths, const L
     }
     files.emplace_back(p, detect_file(p));
   }
-  Application app;
-  std::string ncu_src, ncu_raw;
-  std::vector<Kernel> listing;
+  InputPlan plan;
+  std::string ncu_src, ncu_raw, empty_list;
+  auto pending_file = [&](const std::string& f) { plan.launches.push_back(PendingKernel{f, std::nullopt, {}}); };
+  auto loaded = [&](Kernel&& k, Measurement m = {}) { plan.launches.push_back(PendingKernel{{}, std::move(k), std::move(m)}); };
   for (auto& [f, kind] : files) {
     switch (kind) {
-      case InputKind::accelsim_kernel: app.kernels.push_back(AccelSimKernelReader::read(f, opt.accelsim)); break;
+      case InputKind::accelsim_kernel: pending_file(f); break;
       case InputKind::accelsim_kernelslist: {
         auto kl = read_kernelslist(f);
         detail::refuse_duplicates(kl.kernel_files, f);
-        app.memcpys.insert(app.memcpys.end(), kl.memcpys.begin(), kl.memcpys.end());
-        for (auto& kf : kl.kernel_files) app.kernels.push_back(AccelSimKernelReader::read(kf, opt.accelsim));
+        if (kl.kernel_files.empty()) empty_list = f;
+        plan.memcpys.insert(plan.memcpys.end(), kl.memcpys.begin(), kl.memcpys.end());
+        for (auto& kf : kl.kernel_files) pending_file(kf);
         break;
       }
       case InputKind::pptgpu_app_config: {
         auto a = read_pptgpu_app(fs::path(f).parent_path().string());
-        for (auto& k : a.kernels) app.kernels.push_back(std::move(k));
+        for (auto& k : a.kernels) loaded(std::move(k));
         break;
       }
       case InputKind::ncu_source:
@@ -277,7 +308,7 @@ inline Application load_unguarded(const std::vector<std::string>& paths, const L
       case InputKind::ncu_details: break;  // measured sections only; not needed
       case InputKind::sass_listing: {
         auto l = read_sass_listing(f);
-        for (auto& k : l) listing.push_back(std::move(k));
+        for (auto& k : l) plan.listing.push_back(std::move(k));
         break;
       }
       default:
@@ -289,28 +320,126 @@ inline Application load_unguarded(const std::vector<std::string>& paths, const L
     if (ncu_src.empty() || ncu_raw.empty())
       throw FormatError((ncu_src.empty() ? ncu_raw : ncu_src) + ": Nsight Compute input needs both the source page (--page source --print-source sass --csv) and the raw page (--page raw --csv)");
     auto a = join_ncu(ncu_src, ncu_raw);
-    for (auto& k : a.kernels) app.kernels.push_back(std::move(k));
-    for (auto& m : a.measurements) app.measurements.push_back(std::move(m));
-    app.device_name = a.device_name;
+    for (std::size_t i = 0; i < a.kernels.size(); ++i) loaded(std::move(a.kernels[i]), i < a.measurements.size() ? a.measurements[i] : Measurement{});
+    plan.device_name = a.device_name;
   }
-  if (!listing.empty()) {
-    if (app.kernels.empty()) {
-      for (auto& k : listing) {
-        k.warnings.push_back("static listing only: no execution counts; each instruction is assumed to execute once per warp");
-        app.kernels.push_back(std::move(k));
-      }
-    } else {
-      for (auto& k : app.kernels)
-        if (!join_listing(k, listing)) k.warnings.push_back("no function in the SASS listing matches this kernel's instructions; compiler stall counts unavailable");
+  // A listing alone becomes one static kernel per function (no counts).
+  if (plan.launches.empty() && !plan.listing.empty()) {
+    for (auto& k : plan.listing) {
+      k.warnings.push_back("static listing only: no execution counts; each instruction is assumed to execute once per warp");
+      loaded(std::move(k));
     }
+    plan.listing.clear();
   }
-  if (app.measurements.size() != app.kernels.size()) app.measurements.resize(app.kernels.size());
-  if (app.kernels.empty()) throw ModelError("no kernels found in the given input");
+  if (plan.launches.empty()) throw ModelError(empty_list.empty() ? std::string("no kernels found in the given input") : empty_list + ": lists no kernel files");
+  return plan;
+}
+
+inline std::string_view trim_blank(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// The kernel name in an Accel-Sim kernel file's header ('-kernel name = ...', the last one if
+// repeated, as the reader keeps it), read from the file's first 64 KiB only; nullopt when the
+// header does not end within them or names no kernel (the full read then decides).
+inline std::optional<std::string> peek_accelsim_kernel_name(const std::string& path) {
+  constexpr std::size_t kPeek = 1 << 16;
+  std::string head = peek_text(path, kPeek);
+  std::string_view h = head;
+  std::optional<std::string> name;
+  std::size_t p = 0;
+  while (p < h.size()) {
+    auto e = h.find('\n', p);
+    if (e == std::string_view::npos && head.size() == kPeek) return std::nullopt;  // cut mid-line
+    auto line = trim_blank(h.substr(p, e == std::string_view::npos ? std::string_view::npos : e - p));
+    p = e == std::string_view::npos ? h.size() : e + 1;
+    if (line.empty()) continue;
+    if (line.front() != '-') return name;  // the header ends at the first other line
+    auto eq = line.find('=');
+    if (eq != std::string_view::npos && trim_blank(line.substr(1, eq - 1)) == "kernel name") name = std::string(trim_blank(line.substr(eq + 1)));
+  }
+  return head.size() < kPeek ? name : std::nullopt;
+}
+
+inline bool all_digits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+inline std::string no_match_message(const LaunchSelection& sel, std::size_t kernels) {
+  std::string what = sel.kernel.empty() ? "no kernel" : "no kernel matches '" + sel.kernel + "'";
+  if (sel.skip || sel.count)
+    what += " in the launch window (--launch-skip " + std::to_string(sel.skip) + ", --launch-count " + std::to_string(sel.count) + ")";
+  return what + " (" + std::to_string(kernels) + " kernels in the input)";
+}
+
+// Indices of the launches a selection keeps. A launch id needs no file opened; a name regex
+// reads only the header of each Accel-Sim kernel file (the whole file only when its header
+// cannot be read on its own, keeping the kernel so it is not read twice).
+inline std::vector<std::size_t> select_launches(InputPlan& plan, const LoadOptions& opt) {
+  const LaunchSelection& sel = opt.select;
+  std::vector<std::size_t> out;
+  std::size_t matched = 0;
+  bool by_name = !sel.kernel.empty() && !all_digits(sel.kernel);
+  for (std::size_t i = 0; i < plan.launches.size(); ++i) {
+    auto& pk = plan.launches[i];
+    bool m = true;
+    if (by_name) {
+      LaunchConfig L;
+      if (pk.kernel) L.name = pk.kernel->launch.name;
+      else if (auto n = peek_accelsim_kernel_name(pk.file)) L.name = *n;
+      else {
+        pk.kernel = AccelSimKernelReader::read(pk.file, opt.accelsim);
+        L.name = pk.kernel->launch.name;
+      }
+      m = launch_matches(L, i + 1, sel.kernel);
+    } else if (!sel.kernel.empty()) {
+      m = std::to_string(i + 1) == sel.kernel;
+    }
+    if (!m) continue;
+    ++matched;
+    if (matched > sel.skip && (sel.count == 0 || matched <= sel.skip + sel.count)) out.push_back(i);
+  }
+  if (out.empty()) throw ArgumentError(no_match_message(sel, plan.launches.size()));
+  return out;
+}
+
+// Reads the chosen launches' kernel files, up to opt.jobs at once, and joins the listing.
+inline void read_launches(InputPlan& plan, const std::vector<std::size_t>& chosen, const LoadOptions& opt) {
+  AccelSimKernelReader::Options ro = opt.accelsim;
+  unsigned jobs = opt.jobs == 0 ? hardware_jobs() : opt.jobs;
+  if (jobs > 1 && chosen.size() > 1) ro.progress = nullptr;  // one progress line cannot follow several files
+  parallel_for(chosen.size(), jobs, [&](std::size_t i) {
+    auto& pk = plan.launches[chosen[i]];
+    if (!pk.kernel) pk.kernel = AccelSimKernelReader::read(pk.file, ro);
+    if (!plan.listing.empty() && !join_listing(*pk.kernel, plan.listing))
+      pk.kernel->warnings.push_back("no function in the SASS listing matches this kernel's instructions; compiler stall counts unavailable");
+  });
+}
+
+// Loads one or more paths into one Application: the selected launches only.
+inline Application load_unguarded(const std::vector<std::string>& paths, const LoadOptions& opt) {
+  InputPlan plan = plan_unguarded(paths);
+  auto chosen = select_launches(plan, opt);
+  read_launches(plan, chosen, opt);
+  Application app;
+  app.memcpys = std::move(plan.memcpys);
+  app.device_name = std::move(plan.device_name);
+  for (auto i : chosen) {
+    app.kernels.push_back(std::move(*plan.launches[i].kernel));
+    app.measurements.push_back(std::move(plan.launches[i].measured));
+    app.launch_ids.push_back(static_cast<std::uint32_t>(i + 1));
+  }
   return app;
 }
 
 }  // namespace detail
 
+// Loads one or more paths into one Application. Listings join the other inputs; a listing
+// alone becomes one static kernel per function (no counts). With opt.select, launches outside
+// the selection are left out before their trace bodies are read (Application::launch_ids keeps
+// the positions of those kept); opt.jobs kernel files are read at once.
 inline Application load(const std::vector<std::string>& paths, const LoadOptions& opt = {}) {
   detail::refuse_duplicates(paths, "the command line");
   return detail::io_guard(paths.empty() ? std::string("<no input>") : paths.front(), [&] { return detail::load_unguarded(paths, opt); });
@@ -318,33 +447,38 @@ inline Application load(const std::vector<std::string>& paths, const LoadOptions
 
 inline Application load(const std::string& path, const LoadOptions& opt = {}) { return load(std::vector<std::string>{path}, opt); }
 
-// Streams an application kernel by kernel: an Accel-Sim kernelslist (or a folder holding one)
-// is read one kernel file at a time, so only one kernel's trace is ever in memory; other inputs
-// are loaded whole. fn(Kernel&&, const Measurement&) is called in launch order.
-template <class F>
-void for_each_kernel(const std::vector<std::string>& paths, const LoadOptions& opt, F&& fn) {
-  namespace fs = std::filesystem;
-  std::string list;
-  if (paths.size() == 1) {
-    const std::string& p = paths[0];
-    std::error_code ec;
-    if (fs::is_directory(p, ec)) {
-      if (fs::exists(fs::path(p) / "kernelslist.g", ec)) list = (fs::path(p) / "kernelslist.g").string();
-      else if (fs::exists(fs::path(p) / "kernelslist", ec)) list = (fs::path(p) / "kernelslist").string();
-    } else if (fs::exists(p, ec) && detect_file(p) == InputKind::accelsim_kernelslist) {
-      list = p;
-    }
+// Streams the selected launches of an input kernel by kernel, in launch order: Accel-Sim kernel
+// files are read opt.jobs at a time, each followed on its own thread by work(Kernel&&, const
+// Measurement&, launch_id) (so a trace is dropped as soon as its work is done and at most
+// opt.jobs traces are in memory), and emit(result) runs on the calling thread in launch order.
+// Other inputs are loaded whole first.
+template <class Work, class Emit>
+void for_each_kernel(const std::vector<std::string>& paths, const LoadOptions& opt, Work&& work, Emit&& emit) {
+  detail::refuse_duplicates(paths, "the command line");
+  std::string where = paths.empty() ? std::string("<no input>") : paths.front();
+  detail::InputPlan plan = detail::io_guard(where, [&] { return detail::plan_unguarded(paths); });
+  auto chosen = detail::io_guard(where, [&] { return detail::select_launches(plan, opt); });
+  using Result = decltype(work(std::declval<Kernel&&>(), std::declval<const Measurement&>(), std::size_t{}));
+  std::size_t batch = opt.jobs == 0 ? hardware_jobs() : opt.jobs;
+  for (std::size_t b = 0; b < chosen.size(); b += batch) {
+    std::vector<std::size_t> part(chosen.begin() + static_cast<std::ptrdiff_t>(b),
+                                  chosen.begin() + static_cast<std::ptrdiff_t>(std::min(chosen.size(), b + batch)));
+    std::vector<std::optional<Result>> out(part.size());
+    LoadOptions po = opt;
+    po.jobs = 1;  // the pool below reads and works in one step per kernel
+    if (batch > 1 && chosen.size() > 1) po.accelsim.progress = nullptr;
+    detail::io_guard(where, [&] {
+      parallel_for(part.size(), static_cast<unsigned>(batch), [&](std::size_t i) {
+        detail::read_launches(plan, {part[i]}, po);
+        auto& pk = plan.launches[part[i]];
+        Kernel k = std::move(*pk.kernel);
+        pk.kernel.reset();
+        out[i].emplace(work(std::move(k), pk.measured, part[i] + 1));
+      });
+      return 0;
+    });
+    for (auto& r : out) emit(std::move(*r));
   }
-  if (!list.empty()) {
-    auto kl = read_kernelslist(list);
-    if (kl.kernel_files.empty()) throw ModelError(list + ": lists no kernel files");
-    detail::refuse_duplicates(kl.kernel_files, list);
-    Measurement none;
-    for (auto& kf : kl.kernel_files) fn(AccelSimKernelReader::read(kf, opt.accelsim), none);
-    return;
-  }
-  Application app = load(paths, opt);
-  for (std::size_t i = 0; i < app.kernels.size(); ++i) fn(std::move(app.kernels[i]), app.measurements[i]);
 }
 
 }  // namespace gpuperf
