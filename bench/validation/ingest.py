@@ -88,6 +88,26 @@ def repair_kernelslist(tdir, notes):
         f.writelines(out)
 
 
+def earlier_steps_kept(dst, man):
+    """Merges into `man` what an earlier collection of the same program and command brought in
+    and this one did not redo (a program measured in one session and traced in another).
+
+    Returns whether the earlier copy's files stay; a changed command replaces them all."""
+    path = os.path.join(dst, "manifest.json")
+    if not os.path.exists(path):
+        return False
+    old = json.load(open(path))
+    if old.get("command") != man.get("command"):
+        return False
+    for key in ("files", "steps", "timings_s"):
+        merged = dict(old.get(key, {}))
+        merged.update(man.get(key, {}))
+        man[key] = merged
+    man["launch_count"] = max(old.get("launch_count", 0), man.get("launch_count", 0))
+    man.setdefault("trace_notes", old.get("trace_notes", {}))
+    return True
+
+
 def ingest(src_gpu_dir, gpu, limit):
     for suite in sorted(os.listdir(src_gpu_dir)):
         sdir = os.path.join(src_gpu_dir, suite)
@@ -98,12 +118,16 @@ def ingest(src_gpu_dir, gpu, limit):
             if not os.path.exists(os.path.join(src, "manifest.json")):
                 continue
             dst = os.path.join(DATA, gpu, suite, program)
-            shutil.rmtree(dst, ignore_errors=True)
-            os.makedirs(dst)
-            for f in KEEP:
+            man = json.load(open(os.path.join(src, "manifest.json")))
+            earlier = earlier_steps_kept(dst, man)
+            if os.path.isdir(os.path.join(src, "traces")):
+                shutil.rmtree(os.path.join(dst, "traces"), ignore_errors=True)
+            if not earlier:
+                shutil.rmtree(dst, ignore_errors=True)
+            os.makedirs(dst, exist_ok=True)
+            for f in KEEP[1:]:
                 if os.path.exists(os.path.join(src, f)):
                     shutil.copyfile(os.path.join(src, f), os.path.join(dst, f))
-            man = json.load(open(os.path.join(dst, "manifest.json")))
             man["cwd"] = os.path.relpath(man.get("cwd", ""), "/work/main") if man.get("cwd") else ""
             notes = {}
             tdir = os.path.join(src, "traces")
@@ -117,7 +141,7 @@ def ingest(src_gpu_dir, gpu, limit):
                         if note:
                             notes[f] = note
                 repair_kernelslist(os.path.join(dst, "traces"), notes)
-            man["trace_notes"] = notes
+                man["trace_notes"] = notes
             json.dump(man, open(os.path.join(dst, "manifest.json"), "w"), indent=1)
 
 

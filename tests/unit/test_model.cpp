@@ -460,3 +460,100 @@ TEST_CASE("bottleneck: the largest bound wins, ties as the report always broke t
   CHECK(c.kind == Bottleneck::launch);
   CHECK(c.under_launch == Bottleneck::occupancy);
 }
+
+// A counts-only kernel (as Nsight Compute's source page gives it): `warps` warps each load and
+// store 128 B (4 sectors) once, with the profile's memory counters when `traffic` is given.
+static std::shared_ptr<Kernel> counted_copy(double warps, const ProfiledTraffic* traffic) {
+  auto k = std::make_shared<Kernel>();
+  k->format = SourceFormat::ncu_csv;
+  k->launch.name = "copy";
+  k->launch.id = 1;
+  k->launch.block.x = 256;
+  k->launch.grid.x = static_cast<std::uint32_t>(warps / 8);
+  k->launch.registers_per_thread = 16;
+  k->launch.sm_version = 90;
+  const char* text[] = {"LDG.E R2, [R4.64]", "STG.E [R6.64], R2", "EXIT"};
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    StaticInstr s = sass::static_instr_from_text(16 * i, text[i]);
+    s.counts_known = true;
+    s.warp_executed = static_cast<std::uint64_t>(warps);
+    s.thread_executed = static_cast<std::uint64_t>(warps * 32);
+    if (s.space == MemSpace::global) s.global_sectors = static_cast<std::uint64_t>(warps * 4);
+    k->program.push_back(s);
+  }
+  if (traffic) k->profiled_traffic = *traffic;
+  return k;
+}
+
+TEST_CASE("counts-only input: hit rates and DRAM traffic come from the profile's memory counters, carried to the target's L2") {
+  const double warps = 1 << 20, sectors = warps * 4;
+  ProfiledTraffic t;
+  t.present = true;
+  t.gpu = "NVIDIA H100 80GB HBM3";
+  t.l2_bytes = 50.0 * 1024 * 1024;
+  t.l1_load_sectors = sectors;
+  t.l1_load_hit_sectors = 0.25 * sectors;  // h1 = 0.25
+  t.l2_read_sectors = 0.75 * sectors;
+  t.l2_read_hit_sectors = 0.375 * sectors; // h2 = 0.5
+  t.l1_store_sectors = sectors;
+  t.l2_write_sectors = sectors;
+  t.dram_write_bytes = 0.4 * sectors * 32; // 40 % of the stored sectors written back during the run
+  t.dram_read_bytes = 0.375 * sectors * 32;
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  auto with = Predictor(counted_copy(warps, &t)).predict(h100);
+  CHECK_FALSE(with.memory.hit_rates_assumed);
+  CHECK(with.memory.rates_profiled_on == "NVIDIA H100 80GB HBM3");
+  CHECK(with.memory.l1_hit_rate == doctest::Approx(0.25));
+  CHECK(with.memory.l2_hit_rate == doctest::Approx(0.5));
+  CHECK(with.memory.dram_read_bytes == doctest::Approx(0.375 * sectors * 32));
+  CHECK(with.memory.dram_write_bytes == doctest::Approx(0.4 * sectors * 32));
+  // Without the counters every sector is assumed to come from and go to DRAM: twice the time.
+  auto without = Predictor(counted_copy(warps, nullptr)).predict(h100);
+  CHECK(without.memory.hit_rates_assumed);
+  CHECK(without.memory.dram_read_bytes + without.memory.dram_write_bytes == doctest::Approx(2 * sectors * 32));
+  CHECK(without.time_us > 1.5 * with.time_us);
+  // An A100's 40 MiB L2 keeps 80 % of the profiled 50 MiB L2's read hits and write-back savings.
+  auto a100 = GpuSpec::from_catalog(tables(), "a100");
+  auto carried = Predictor(counted_copy(warps, &t)).predict(a100);
+  CHECK(carried.memory.profiled_l2_ratio == doctest::Approx(a100.l2_bytes / t.l2_bytes));
+  const double keep = std::min(1.0, a100.l2_bytes / t.l2_bytes);
+  CHECK(carried.memory.l2_hit_rate == doctest::Approx(0.5 * keep));
+  CHECK(carried.memory.dram_write_bytes == doctest::Approx((1 - 0.6 * keep) * sectors * 32));
+}
+
+TEST_CASE("work imbalance: a loop one warp of 8192 runs is that warp's dependent path, not spread over the grid") {
+  auto k = std::make_shared<Kernel>();
+  k->format = SourceFormat::ncu_csv;
+  k->launch.name = "one_warp_loop";
+  k->launch.id = 1;
+  k->launch.block.x = 256;
+  k->launch.grid.x = 1024;  // 8192 warps
+  k->launch.registers_per_thread = 16;
+  k->launch.sm_version = 90;
+  const double warps = 8192, iters = 10000;
+  struct Line { const char* text; double count; };
+  const Line body[] = {{"S2R R0, SR_TID.X", warps},  {"ISETP.NE.AND P0, PT, R0, RZ, PT", warps}, {"@P0 EXIT", warps},
+                       {"MOV R2, RZ", 1},            {"FFMA R2, R2, R2, R2", iters},              {"ISETP.NE.AND P1, PT, R2, RZ, PT", iters},
+                       {"@P1 BRA 0x40", iters},      {"EXIT", 1}};
+  for (std::uint64_t i = 0; i < std::size(body); ++i) {
+    StaticInstr s = sass::static_instr_from_text(16 * i, body[i].text);
+    s.counts_known = true;
+    s.warp_executed = static_cast<std::uint64_t>(body[i].count);
+    s.thread_executed = 32 * s.warp_executed;
+    if (s.opcode == "BRA") s.branch_target = 0x40;
+    k->program.push_back(s);
+  }
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  auto r = Predictor(k).predict(h100);
+  const double ffma = Predictor(k).descriptors(h100)->at(4).latency;
+  CHECK(r.bottleneck == Bottleneck::imbalance);
+  CHECK(r.cycles == r.bounds.busiest_warp);
+  // Each iteration waits for the previous FFMA (R2 feeds itself) and then for the compare.
+  CHECK(r.bounds.busiest_warp >= iters * ffma);
+  CHECK(r.bounds.busiest_warp < iters * 4 * ffma);
+  // The same loop run by every warp (entered by all 8192) is no imbalance.
+  k->program[3].warp_executed = static_cast<std::uint64_t>(warps);
+  auto even = Predictor(k).predict(h100);
+  CHECK(even.bottleneck != Bottleneck::imbalance);
+  CHECK(even.bounds.busiest_warp <= even.bounds.latency);  // one warp's path is within the rounds' latency bound
+}

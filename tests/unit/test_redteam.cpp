@@ -474,3 +474,49 @@ TEST_CASE("redteam: convert checks every write: a full disk leaves the old file 
   for (auto& x : fs::directory_iterator(d.path)) { (void)x; ++files; }
   CHECK(files == 1);  // the temporary is gone
 }
+
+TEST_CASE("redteam: ncu memory counters are checked where they enter; a partial set is not used") {
+  TempDir d("traffic");
+  std::string f = d / "raw.csv";
+  const std::vector<std::pair<std::string, std::string>> traffic = {
+      {"device__attribute_l2_cache_size", "52,428,800"},
+      {"dram__bytes_read.sum", "37.75"}, {"dram__bytes_write.sum", "15.9"},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "1638400"},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", "393228"},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "1572288"},
+      {"lts__t_sectors_op_atom.sum", "0"},
+      {"lts__t_sectors_op_read.sum", "1856032"}, {"lts__t_sectors_op_read_lookup_hit.sum", "153647"},
+      {"lts__t_sectors_op_write.sum", "1892911"}};
+  auto page = [&](const std::map<std::string, std::string>& o, const std::string& drop = "") {
+    std::string base = ncu_raw({});
+    std::istringstream in(base);
+    std::string h, u, r;
+    std::getline(in, h);
+    std::getline(in, u);
+    std::getline(in, r);
+    for (auto& [k, v] : traffic) {
+      if (k == drop) continue;
+      auto it = o.find(k);
+      h += ",\"" + k + "\"";
+      u += k.rfind("dram__bytes", 0) == 0 ? ",\"Mbyte\"" : ",\"\"";
+      r += ",\"" + (it == o.end() ? v : it->second) + "\"";
+    }
+    return h + "\n" + u + "\n" + r + "\n";
+  };
+  write_file(f, page({}));
+  auto rows = read_ncu_raw(f);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].traffic.present);
+  CHECK(rows[0].traffic.l2_bytes == 52428800);
+  CHECK(rows[0].traffic.dram_read_bytes == doctest::Approx(37.75e6));  // Mbyte
+  CHECK(rows[0].traffic.l2_read_hit_sectors == 153647);
+  const std::string bad_hits = page({{"lts__t_sectors_op_read_lookup_hit.sum", "2000000"}});
+  write_file(f, bad_hits);
+  const std::string row = bad_hits.substr(bad_hits.rfind('\n', bad_hits.size() - 2) + 1);
+  CHECK(error_of([&] { read_ncu_raw(f); }) ==
+        f + ":3:" + std::to_string(row.find("\"2000000\"") + 1) + ": column 'lts__t_sectors_op_read_lookup_hit.sum': expected at most the sectors looked up (1856032), found '2000000'");
+  write_file(f, page({{"dram__bytes_write.sum", "-3"}}));
+  CHECK(error_of([&] { read_ncu_raw(f); }).find("column 'dram__bytes_write.sum': expected a non-negative size in a known unit, found '-3' Mbyte") != std::string::npos);
+  write_file(f, page({}, "lts__t_sectors_op_atom.sum"));
+  CHECK_FALSE(read_ncu_raw(f).at(0).traffic.present);
+}

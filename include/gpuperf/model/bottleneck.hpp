@@ -33,7 +33,8 @@ inline BottleneckCall classify_bottleneck(const Bounds& B, double cycles, double
                                           double tail_cycles, const GpuSpec& g) {
   BottleneckCall c;
   Bottleneck b;
-  if (cycles == B.dram && B.dram >= sm_cycles) b = Bottleneck::dram;
+  if (cycles == B.busiest_warp && B.busiest_warp > sm_cycles) b = Bottleneck::imbalance;
+  else if (cycles == B.dram && B.dram >= sm_cycles) b = Bottleneck::dram;
   else if (cycles == B.l2 && B.l2 >= sm_cycles) b = Bottleneck::l2;
   else if (cycles == B.atomics && B.atomics >= sm_cycles) b = Bottleneck::atomics;
   else {

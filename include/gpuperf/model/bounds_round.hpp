@@ -10,6 +10,7 @@
 
 #include "gpuperf/arch/gpu_spec.hpp"
 #include "gpuperf/model/bounds.hpp"
+#include "gpuperf/model/imbalance.hpp"
 #include "gpuperf/model/occupancy.hpp"
 #include "gpuperf/model/round.hpp"
 #include "gpuperf/model/stalls.hpp"
@@ -102,6 +103,7 @@ inline RoundResult bounds_round(const RoundModel& rm, const GpuSpec& g, const Oc
     if (b > r.bounds.functional_unit) { r.bounds.functional_unit = b; r.bounds.busiest_unit = cls; }
   }
   r.bounds.latency = w.chain;
+  r.bounds.busiest_warp = busiest_warp_cycles(an, stall, w.chain);
   double shared_rate = a.memory.count("shared_wavefronts_per_cycle") ? a.mem("shared_wavefronts_per_cycle") : 1;
   double l1_rate = a.memory.count("l1_wavefronts_per_cycle") ? a.mem("l1_wavefronts_per_cycle") : 1;
   r.bounds.shared_memory = bound::mio(warps_round * w.shared_wf, shared_rate);

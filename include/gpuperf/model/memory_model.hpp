@@ -14,6 +14,7 @@
 #include "gpuperf/model/memory.hpp"
 #include "gpuperf/model/occupancy.hpp"
 #include "gpuperf/model/prediction.hpp"
+#include "gpuperf/model/profiled_traffic.hpp"
 
 namespace gpuperf {
 
@@ -34,8 +35,10 @@ inline double l1_capacity_bytes(const ArchTable& a, const Occupancy& o) {
 // warm_fraction: share of first-touch (cold) L2 misses that hit because the data are
 // resident from a previous launch (0 for cold runs). dram_latency: the DRAM latency at the
 // launch's load (g.dram_latency plus the loaded-SM excess).
+// prof: hit rates from the input's profiled memory counters (counts-only inputs), used where
+// the PC has no reuse profile of its own.
 inline PcMemory pc_memory(const StaticInstr& s, const PcStats& p, const InstrDesc& d, const ArchTable& a, const GpuSpec& g,
-                          const Occupancy& o, bool& assumed, double warm_fraction, double dram_latency) {
+                          const Occupancy& o, bool& assumed, double warm_fraction, double dram_latency, const ProfiledRates& prof) {
   PcMemory m;
   bool global_like = s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic || s.space == MemSpace::texture;
   if (s.space == MemSpace::shared) {
@@ -57,6 +60,12 @@ inline PcMemory pc_memory(const StaticInstr& s, const PcStats& p, const InstrDes
     if (total > 0) h2all += warm_fraction * static_cast<double>(p.l2_cold) / total;
     m.h1 = h1;
     m.h2 = h1 < 1 ? std::clamp((h2all - h1) / (1 - h1), 0.0, 1.0) : 1.0;
+  } else if (prof.present) {
+    // The profile's kernel-wide rates, for every PC alike; a warm L2 hits on the misses too.
+    m.h1 = is_store || is_atomic ? 0 : prof.l1_load_hit;
+    m.h2 = is_atomic ? warm_fraction
+           : is_store ? 1 - prof.store_writeback * (1 - warm_fraction)
+                      : prof.l2_read_hit + (1 - prof.l2_read_hit) * warm_fraction;
   } else {
     assumed = true;
     if (is_store || is_atomic) { m.h1 = 0; m.h2 = warm_fraction; }
@@ -127,11 +136,16 @@ inline MemoryStats model_memory(const KernelAnalysis& an, const std::vector<Inst
   latency.resize(k.program.size());
   MemoryStats ms;
   bool assumed = false;
+  const ProfiledRates prof = profiled_rates(k.profiled_traffic, g.l2_bytes);
+  if (prof.present) {
+    ms.rates_profiled_on = k.profiled_traffic.gpu.empty() ? "the profiled GPU" : k.profiled_traffic.gpu;
+    ms.profiled_l2_ratio = prof.l2_ratio;
+  }
   double l1_hits_w = 0, l2_hits_w = 0, l1_w = 0, l2_w = 0, lat_w = 0, lat_n = 0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
     const auto& p = an.pcs[i];
-    const PcMemory& m = mem[i] = detail::pc_memory(s, p, desc[i], g.arch_table(), g, o, assumed, warm_fraction, dram_latency);
+    const PcMemory& m = mem[i] = detail::pc_memory(s, p, desc[i], g.arch_table(), g, o, assumed, warm_fraction, dram_latency, prof);
     latency[i] = s.space == MemSpace::none ? desc[i].latency : m.latency;
     if (global_like(s.space)) {
       if (s.mem_op == MemOp::load) {

@@ -241,12 +241,13 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
     if (an.ctas.size() < static_cast<std::size_t>(rep.occupancy.blocks_per_sm) && an.ctas.size() < w.per_sm)
       rep.warnings.push_back({WarningCode::ctas_replayed, {std::to_string(an.ctas.size()), std::to_string(rep.occupancy.blocks_per_sm)}});
   }
-  // The kernel: rounds on the busiest SM, bounded by L2, DRAM and the L2's atomic units.
+  // The kernel: rounds on the busiest SM, bounded by L2, DRAM, the L2's atomic units and the
+  // busiest warp's own path.
   const double sm = sm_cycles(w, rounds.full.cycles, rounds.tail.cycles);
   const double dram_gbs = g.dram_bandwidth_gbs * g.dram_efficiency;
   rep.bounds = kernel_scale(rounds.full.bounds, sm, rounds.full.cycles);
   add_memory_bounds(rep.bounds, rep.memory, an.atomics, g, dram_gbs);
-  rep.cycles = std::max({sm, rep.bounds.dram, rep.bounds.l2, rep.bounds.atomics});
+  rep.cycles = std::max({sm, rep.bounds.dram, rep.bounds.l2, rep.bounds.atomics, rep.bounds.busiest_warp});
   rep.target = opt.target;
   rep.launch_overhead_us = launch_term(g, opt.target);
   rep.time_us = g.cycles_to_us(rep.cycles) + rep.launch_overhead_us;

@@ -22,8 +22,9 @@ enum class Mode : std::uint8_t { simulation, bounds };
 enum class Target : std::uint8_t { duration, back_to_back };
 
 // What sets the kernel's time. The first five are a round's bounds; occupancy and tail refine
-// latency; launch: the launch overhead exceeds the kernel body.
-enum class Bottleneck : std::uint8_t { issue, functional_unit, latency, shared_memory, l1, l2, dram, atomics, occupancy, tail, launch };
+// latency; launch: the launch overhead exceeds the kernel body; imbalance: one warp's dependent
+// path, when few warps run most of the work.
+enum class Bottleneck : std::uint8_t { issue, functional_unit, latency, shared_memory, l1, l2, dram, atomics, occupancy, tail, launch, imbalance };
 
 // What bounds the roofline's attainable rate.
 enum class RooflineBound : std::uint8_t { no_flops, dram, compute };
@@ -85,10 +86,11 @@ struct PerPcRow {
 struct Bounds {
   double issue = 0, functional_unit = 0, latency = 0, shared_memory = 0, l1 = 0, l2 = 0, dram = 0;
   double atomics = 0;        // L2 atomic units: same-word updates serialize (measured rate curves)
+  double busiest_warp = 0;   // kernel: the busiest warp's dependent path (work imbalance), not per round
   std::string busiest_unit;  // class of the functional-unit bound
   std::map<std::string, double> as_map() const {
     return {{"issue", issue}, {"functional_unit", functional_unit}, {"latency", latency}, {"shared_memory", shared_memory},
-            {"l1", l1}, {"l2", l2}, {"dram", dram}, {"atomics", atomics}};
+            {"l1", l1}, {"l2", l2}, {"dram", dram}, {"atomics", atomics}, {"busiest_warp", busiest_warp}};
   }
 };
 
@@ -111,6 +113,8 @@ struct MemoryStats {
   double shared_requests = 0, shared_wavefronts = 0;
   double l1_hit_rate = 0, l2_hit_rate = 0;
   bool hit_rates_assumed = false;            // no addresses in the input
+  std::string rates_profiled_on;             // counts-only input: hit rates from this GPU's profile counters
+  double profiled_l2_ratio = 1;              // target L2 / profiled L2 the rates were carried over by
   double dram_read_bytes = 0, dram_write_bytes = 0, l2_bytes = 0;
   double avg_load_latency = 0;               // cycles
 };

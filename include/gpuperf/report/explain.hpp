@@ -2,6 +2,8 @@
 // the hit rates and the warnings, written from the typed prediction (model/prediction.hpp).
 #pragma once
 
+#include <cmath>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -26,6 +28,7 @@ inline const char* to_string(Bottleneck b) {
     case Bottleneck::occupancy: return "occupancy";
     case Bottleneck::tail: return "tail";
     case Bottleneck::launch: return "launch";
+    case Bottleneck::imbalance: return "imbalance";
   }
   return "unknown";
 }
@@ -75,6 +78,8 @@ inline std::string bottleneck_detail(Bottleneck b, const KernelReport& k) {
       return "dependency chains not hidden by " + std::to_string(o.active_warps_per_sm) + " resident warps";
     case Bottleneck::occupancy:
       return "latency-bound at " + fmt_pct(o.occupancy) + " occupancy (limited by " + to_string(o.limiter) + ")";
+    case Bottleneck::imbalance:
+      return "the busiest warp's dependent path (" + std::to_string(static_cast<long long>(k.bounds.busiest_warp)) + " cycles): few warps run most of the loop iterations";
     case Bottleneck::tail: return "last partial wave of " + std::to_string(int(k.tail_ctas)) + " CTA(s) per SM";
     case Bottleneck::launch: return std::string(to_string(k.under_launch)) + "; the launch overhead dominates";
     default: return "";
@@ -86,6 +91,12 @@ inline std::string bottleneck_detail(Bottleneck b, const KernelReport& k) {
 inline std::string bottleneck_detail(const KernelReport& k) { return detail::bottleneck_detail(k.bottleneck, k); }
 
 inline std::string hit_rate_basis(const MemoryStats& m) {
+  if (!m.rates_profiled_on.empty()) {
+    std::string basis = "memory counters of the profile taken on " + m.rates_profiled_on + " (L1 hits of global loads, L2 hits of reads, DRAM write-backs)";
+    if (m.profiled_l2_ratio < 1) basis += ", carried over to an L2 " + std::to_string(static_cast<int>(std::lround(100 * m.profiled_l2_ratio))) + "% of its size";
+    else if (m.profiled_l2_ratio > 1) basis += "; this GPU's larger L2 is credited with no extra hits";
+    return basis;
+  }
   return m.hit_rates_assumed ? "assumed: the input has no addresses (every requested sector is fetched once from DRAM, except sectors shared by loads with the same base register)"
                              : "reuse distances of the traced addresses (L1 per CTA, L2 over the traced grid)";
 }

@@ -50,7 +50,7 @@ inline nlohmann::json to_json(const KernelReport& k) {
                  {"atomic_requests", m.atomic_requests}, {"global_load_sectors", m.global_load_sectors}, {"global_store_sectors", m.global_store_sectors},
                  {"shared_requests", m.shared_requests}, {"shared_wavefronts", m.shared_wavefronts},
                  {"l1_hit_rate", m.l1_hit_rate}, {"l2_hit_rate", m.l2_hit_rate}, {"hit_rates_assumed", m.hit_rates_assumed},
-                 {"hit_rate_basis", hit_rate_basis(m)}, {"dram_read_bytes", m.dram_read_bytes}, {"dram_write_bytes", m.dram_write_bytes},
+                 {"hit_rates_profiled_on", m.rates_profiled_on}, {"hit_rate_basis", hit_rate_basis(m)}, {"dram_read_bytes", m.dram_read_bytes}, {"dram_write_bytes", m.dram_write_bytes},
                  {"l2_bytes", m.l2_bytes}, {"avg_load_latency_cycles", m.avg_load_latency}};
   const auto& r = k.roofline;
   j["roofline"] = {{"flops", {{"fp16", r.flops_fp16}, {"fp32", r.flops_fp32}, {"fp64", r.flops_fp64}, {"tensor", r.flops_tensor}}},
@@ -126,7 +126,8 @@ inline std::string to_text(const KernelReport& k, bool per_pc = false, std::size
   const auto& b = k.bounds;
   line("bounds (cycles)", "issue " + fmtd("%.0f", b.issue) + ", unit " + fmtd("%.0f", b.functional_unit) + (b.busiest_unit.empty() ? "" : " (" + b.busiest_unit + ")") +
                               ", latency " + fmtd("%.0f", b.latency) + ", shared " + fmtd("%.0f", b.shared_memory) + ", L1 " + fmtd("%.0f", b.l1) +
-                              ", L2 " + fmtd("%.0f", b.l2) + ", DRAM " + fmtd("%.0f", b.dram) + (b.atomics > 0 ? ", atomics " + fmtd("%.0f", b.atomics) : ""));
+                              ", L2 " + fmtd("%.0f", b.l2) + ", DRAM " + fmtd("%.0f", b.dram) + (b.atomics > 0 ? ", atomics " + fmtd("%.0f", b.atomics) : "") +
+                              (b.busiest_warp > b.latency ? ", busiest warp " + fmtd("%.0f", b.busiest_warp) : ""));
   const auto& oc = k.occupancy;
   line("occupancy", fmtd("%.0f%%", 100 * oc.occupancy) + " (" + std::to_string(oc.blocks_per_sm) + " CTAs x " + std::to_string(oc.warps_per_block) +
                         " warps/SM, limited by " + to_string(oc.limiter) + "; limits: warps " + std::to_string(oc.limit_warps) + ", regs " +
@@ -135,7 +136,8 @@ inline std::string to_text(const KernelReport& k, bool per_pc = false, std::size
                    (k.tail_ctas > 0 ? fmtd(", tail %.0f", k.tail_ctas) : std::string()));
   line("instructions", detail::human_count(k.warp_instructions) + " warp, IPC " + fmtd("%.2f", k.ipc) + " per SM");
   const auto& m = k.memory;
-  line("cache hit rates", "L1 " + fmtd("%.1f%%", 100 * m.l1_hit_rate) + ", L2 " + fmtd("%.1f%%", 100 * m.l2_hit_rate) + (m.hit_rates_assumed ? "  (assumed)" : ""));
+  line("cache hit rates", "L1 " + fmtd("%.1f%%", 100 * m.l1_hit_rate) + ", L2 " + fmtd("%.1f%%", 100 * m.l2_hit_rate) + (m.hit_rates_assumed ? "  (assumed)" : "") +
+                              (m.rates_profiled_on.empty() ? "" : "  (from the " + m.rates_profiled_on + " profile's counters)"));
   line("DRAM traffic", detail::human_bytes(m.dram_read_bytes) + " read, " + detail::human_bytes(m.dram_write_bytes) + " written; L2 " + detail::human_bytes(m.l2_bytes));
   if (m.shared_requests > 0) line("shared memory", detail::human_count(m.shared_requests) + " requests, " + fmtd("%.2f", m.shared_wavefronts / m.shared_requests) + " wavefronts each");
   const auto& r = k.roofline;

@@ -90,6 +90,21 @@ struct WarpStream {
   std::uint64_t begin = 0, end = 0;  // range in Kernel::dyn
 };
 
+// The memory traffic a profiler counted for the launch on some GPU: a description of the
+// kernel's memory behaviour (like its instruction counts), never a time. Counts-only inputs
+// have no addresses to derive cache reuse from; these counters carry it, for the profiled
+// GPU's cache sizes. Sectors are 32 B.
+struct ProfiledTraffic {
+  bool present = false;
+  std::string gpu;                          // the profiled device's name
+  double l2_bytes = 0;                      // its L2 capacity
+  double l1_load_sectors = 0, l1_load_hit_sectors = 0;   // global loads at L1
+  double l1_store_sectors = 0;
+  double l2_read_sectors = 0, l2_read_hit_sectors = 0;
+  double l2_write_sectors = 0, l2_atomic_sectors = 0;    // atomics and reductions
+  double dram_read_bytes = 0, dram_write_bytes = 0;
+};
+
 struct Kernel {
   LaunchConfig launch;
   SourceFormat format = SourceFormat::unknown;
@@ -107,6 +122,7 @@ struct Kernel {
   // Generic-address windows of shared and local memory as the tracer reported them (0:
   // unknown); kept so a converted trace resolves generic accesses as the original did.
   std::uint64_t shared_window_base = 0, local_window_base = 0;
+  ProfiledTraffic profiled_traffic;  // Nsight Compute inputs with the memory counters
   std::vector<std::string> warnings;
 
   bool has_dynamic_trace() const { return !warps.empty(); }

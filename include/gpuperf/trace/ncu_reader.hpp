@@ -202,6 +202,7 @@ inline std::vector<NcuSourceSection> read_ncu_source(const std::string& path) {
 
 struct NcuRawRow {
   LaunchConfig launch;
+  ProfiledTraffic traffic;
   Measurement measured;
   std::map<std::string, double> device_attributes;
   std::string device_name;
@@ -223,6 +224,55 @@ inline double unit_scale_bytes(std::string unit) {
   if (unit == "Gbyte") return 1e9;
   if (unit == "KB" || unit == "KiB" || unit == "Kibyte") return 1024;
   return std::nan("");
+}
+
+// The memory-traffic counters of a raw-page row (all of them, or none: a partial set would
+// mix measured and assumed reuse). Each is checked where it enters: a sector count is a
+// finite non-negative number, hits never exceed lookups, bytes come in a known unit.
+inline ProfiledTraffic read_traffic(const std::vector<std::string>& header, const std::vector<std::string>& units, const std::vector<std::string>& f,
+                                    const std::vector<std::uint32_t>& starts, const std::unordered_map<std::string, int>& col,
+                                    const std::string& path, std::size_t line) {
+  ProfiledTraffic t;
+  struct Field { const char* name; double* to; bool bytes; };
+  const Field fields[] = {
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", &t.l1_load_sectors, false},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", &t.l1_load_hit_sectors, false},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", &t.l1_store_sectors, false},
+      {"lts__t_sectors_op_read.sum", &t.l2_read_sectors, false},
+      {"lts__t_sectors_op_read_lookup_hit.sum", &t.l2_read_hit_sectors, false},
+      {"lts__t_sectors_op_write.sum", &t.l2_write_sectors, false},
+      {"lts__t_sectors_op_atom.sum", &t.l2_atomic_sectors, false},
+      {"dram__bytes_read.sum", &t.dram_read_bytes, true},
+      {"dram__bytes_write.sum", &t.dram_write_bytes, true},
+      {"device__attribute_l2_cache_size", &t.l2_bytes, true},
+  };
+  for (const Field& fd : fields) {
+    auto it = col.find(fd.name);
+    if (it == col.end() || csv::blank(f[static_cast<std::size_t>(it->second)])) return {};
+  }
+  for (const Field& fd : fields) {
+    auto i = static_cast<std::size_t>(col.at(fd.name));
+    double scale = fd.bytes ? unit_scale_bytes(units[i]) : 1.0;
+    double v = csv::number(f[i]) * scale;
+    if (!std::isfinite(v) || v < 0 || v > 1e18)
+      throw ParseError(path, line, starts[i], "column '" + header[i] + "': expected a non-negative " + (fd.bytes ? "size in a known unit" : "sector count") +
+                                              ", found '" + f[i] + "'" + (units[i].empty() ? "" : " " + units[i]));
+    *fd.to = v;
+  }
+  auto hits_within = [&](double hits, double lookups, const char* hit_name) {
+    if (hits > lookups * (1 + 1e-9) + 0.5) {
+      auto i = static_cast<std::size_t>(col.at(hit_name));
+      throw ParseError(path, line, starts[i], "column '" + header[i] + "': expected at most the sectors looked up (" + std::to_string(static_cast<long long>(lookups)) + "), found '" + f[i] + "'");
+    }
+  };
+  hits_within(t.l1_load_hit_sectors, t.l1_load_sectors, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum");
+  hits_within(t.l2_read_hit_sectors, t.l2_read_sectors, "lts__t_sectors_op_read_lookup_hit.sum");
+  if (t.l2_bytes <= 0) {
+    auto i = static_cast<std::size_t>(col.at("device__attribute_l2_cache_size"));
+    throw ParseError(path, line, starts[i], "column '" + header[i] + "': expected the L2 size of the profiled GPU in bytes, found '" + f[i] + "'");
+  }
+  t.present = true;
+  return t;
 }
 
 inline std::vector<NcuRawRow> read_ncu_raw(const std::string& path) {
@@ -314,6 +364,8 @@ inline std::vector<NcuRawRow> read_ncu_raw(const std::string& path) {
       std::string u = unit("gpc__cycles_elapsed.max.per_second");
       r.measured.sm_clock_ghz = u == "Ghz" || u == "GHz" ? clk : (u == "Mhz" || u == "MHz" ? clk / 1e3 : clk / 1e9);
     }
+    r.traffic = read_traffic(header, units, f, starts, col, path, lr.line_number());
+    if (r.traffic.present) r.traffic.gpu = r.device_name;
     for (std::size_t i = 0; i < header.size(); ++i) {
       const auto& h = header[i];
       double v = csv::number(f[i]);
@@ -373,6 +425,7 @@ inline Application join_ncu(const std::string& source_path, const std::string& r
     k.launch = rows[i].launch;
     k.launch.id = static_cast<std::uint32_t>(i + 1);
     k.program = std::move(secs[i].program);
+    k.profiled_traffic = rows[i].traffic;
     Measurement m = rows[i].measured;
     m.device = rows[i].device_name;
     m.stall_samples_by_pc = std::move(secs[i].stall_samples);

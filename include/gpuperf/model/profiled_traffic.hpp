@@ -1,0 +1,41 @@
+// Cache behaviour of a counts-only input from the memory counters of its profile (any GPU):
+// the L1 hit rate of global loads, the L2 hit rate of reads, and the share of stored sectors
+// the L2 wrote back to DRAM while the kernel ran. A profile from another GPU is carried over
+// to the target's L2 size. Pure functions; nothing here reads a time.
+#pragma once
+
+#include <algorithm>
+
+#include "gpuperf/model/assumptions.hpp"
+#include "gpuperf/trace/ir.hpp"
+
+namespace gpuperf {
+
+struct ProfiledRates {
+  bool present = false;
+  double l1_load_hit = 0;     // of global load sectors
+  double l2_read_hit = 0;     // of L2 read sectors (L1 misses of every kind)
+  double store_writeback = 1; // DRAM write sectors per stored sector
+  double l2_ratio = 1;        // target L2 / profiled L2 (1: same size, nothing carried over)
+};
+
+// A smaller L2 keeps that share of the profiled GPU's L2 hits (reuse beyond its capacity
+// misses) and writes back the rest of the stores it held dirty; a larger one is credited with
+// nothing more (the profile cannot tell which misses were capacity misses). Estimated: a
+// linear share of capacity, not measured across L2 sizes.
+inline ProfiledRates profiled_rates(const ProfiledTraffic& t, double target_l2_bytes) {
+  ProfiledRates r;
+  if (!t.present) return r;
+  r.present = true;
+  r.l2_ratio = t.l2_bytes > 0 && target_l2_bytes > 0 ? target_l2_bytes / t.l2_bytes : 1.0;
+  const double keep = std::min(1.0, r.l2_ratio);
+  r.l1_load_hit = t.l1_load_sectors > 0 ? std::clamp(t.l1_load_hit_sectors / t.l1_load_sectors, 0.0, 1.0) : 0.0;
+  r.l2_read_hit = t.l2_read_sectors > 0 ? keep * std::clamp(t.l2_read_hit_sectors / t.l2_read_sectors, 0.0, 1.0) : 0.0;
+  const double stored = t.l1_store_sectors;
+  const double written = t.dram_write_bytes / assume::sector_bytes;
+  const double writeback = stored > 0 ? std::clamp(written / stored, 0.0, 1.0) : 1.0;
+  r.store_writeback = 1.0 - (1.0 - writeback) * keep;
+  return r;
+}
+
+}  // namespace gpuperf
