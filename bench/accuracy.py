@@ -7,7 +7,7 @@ compares with the kernel's measured time:
   ncu       Nsight Compute per-instruction counts, bounds model
   ncu+sass  the same joined with the cuobjdump listing (compiler stall counts)
 Measured times: `events` = mean of 50 back-to-back launches timed with CUDA events (warm caches;
-predicted with warm_l2=True), `ncu` = Nsight Compute's gpu__time_duration of one launch (caches
+predicted with target="back-to-back", warm L2), `ncu` = Nsight Compute's gpu__time_duration of one launch (caches
 flushed; predicted cold). Cross-GPU rows predict one GPU from the other GPU's inputs. The atomics set
 (bench/corpus/atomic_kernels.cu) is summarised separately: the atomic model's rate curves come from
 calibrate/microbench.cu, and these kernels were measured only to check them.
@@ -62,14 +62,14 @@ def rows_for(src_gpu, dataset, target_gpu):
         cold = measured_cold[lid - 1]
         for path, trace in (("ncu", ncu), ("ncu+sass", ncu_sass)):
             for warm, meas, kind in ((True, t_event, "events"), (False, cold, "ncu")):
-                r = gpuperf.predict(trace, gpu, kernel=lid, per_pc=False, warm_l2=warm).kernels[0]
+                r = gpuperf.predict(trace, gpu, kernel=lid, per_pc=False, target="back-to-back" if warm else "duration").kernels[0]
                 rows.append(dict(source=src_gpu, target=target_gpu, dataset=dataset, kernel=name, launch=lid, input=path,
                                  measured=kind, measured_us=meas, predicted_us=r.time_us, bottleneck=r.bottleneck))
         tf = os.path.join(d, "traces", f"kernel-{lid}.traceg.xz")
         if os.path.exists(tf):
             tr = gpuperf.load(tf)
             for warm, meas, kind in ((True, t_event, "events"), (False, cold, "ncu")):
-                r = gpuperf.predict(tr, gpu, per_pc=False, warm_l2=warm).kernels[0]
+                r = gpuperf.predict(tr, gpu, per_pc=False, target="back-to-back" if warm else "duration").kernels[0]
                 rows.append(dict(source=src_gpu, target=target_gpu, dataset=dataset, kernel=name, launch=lid, input="trace",
                                  measured=kind, measured_us=meas, predicted_us=r.time_us, bottleneck=r.bottleneck))
     return rows

@@ -348,19 +348,23 @@ class Result:
 
 def predict(trace, gpu: Union[str, "_core.GpuSpec"] = "a100", kernel: Union[None, str, int] = None, mode: str = "auto",
             per_pc: bool = True, tables_dirs: Sequence[str] = (), warm_l2: bool = False, launch_skip: int = 0,
-            launch_count: Optional[int] = None, **what_if: float) -> Result:
+            launch_count: Optional[int] = None, target: str = "duration", **what_if: float) -> Result:
     """Predict every kernel of `trace` (a path or a loaded Trace) on `gpu`.
 
     kernel: a launch id (1-based position in the input) or a name regex; launch_skip and
     launch_count then window the matching launches (as ncu's --launch-skip/--launch-count).
 
     warm_l2: the kernel's data are in L2 at launch (a kernel timed in a loop); False models a
-    profiler's cold run (ncu flushes caches before each launch)."""
+    profiler's cold run (ncu flushes caches before each launch).
+
+    target: "duration", the kernel's own time as a profiler reports it, or "back-to-back", the
+    time per launch of launches in a loop as CUDA events report it (warm L2); each has its own
+    launch term, and each kernel's "target" says which was predicted."""
     t = load(trace)
     spec = gpu_spec(gpu, tables_dirs, **what_if)
     which = t.select(kernel, launch_skip, launch_count)
-    rep = json.loads(t._s.predict_json(spec, mode, per_pc, which, warm_l2))
-    rep["settings"] = _settings(spec, what_if, mode, warm_l2)
+    rep = json.loads(t._s.predict_json(spec, mode, per_pc, which, warm_l2, target))
+    rep["settings"] = {**_settings(spec, what_if, mode, warm_l2), "target": target}
     rep["tool_version"] = TOOL_VERSION
     measured = t.measured_time_us
     idx = which or list(range(len(t)))
@@ -369,7 +373,8 @@ def predict(trace, gpu: Union[str, "_core.GpuSpec"] = "a100", kernel: Union[None
 
 
 def what_if(trace, gpu: Union[str, "_core.GpuSpec"] = "a100", kernel: Union[None, str, int] = None, mode: str = "auto",
-            warm_l2: bool = False, launch_skip: int = 0, launch_count: Optional[int] = None, **changes: float) -> Result:
+            warm_l2: bool = False, launch_skip: int = 0, launch_count: Optional[int] = None, target: str = "duration",
+            **changes: float) -> Result:
     """predict() with GPU changes: sm_clock_mhz, sms, dram_bandwidth_gbs, l2_mb, latencies, ...
 
     The changes must be names from KNOBS (an unknown one raises ArgumentError, a ValueError)."""
@@ -377,7 +382,7 @@ def what_if(trace, gpu: Union[str, "_core.GpuSpec"] = "a100", kernel: Union[None
     if unknown:
         raise ArgumentError(f"unknown what-if setting(s) {sorted(unknown)}; known: {', '.join(KNOBS)}")
     return predict(trace, gpu, kernel=kernel, mode=mode, per_pc=False, warm_l2=warm_l2, launch_skip=launch_skip,
-                   launch_count=launch_count, **changes)
+                   launch_count=launch_count, target=target, **changes)
 
 
 def _grid_points(grids: Dict[str, Iterable[float]]) -> Tuple[List[str], List[tuple]]:

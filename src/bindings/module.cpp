@@ -26,6 +26,12 @@ ModelMode mode_of(const std::string& m) {
   throw ArgumentError("mode must be 'auto', 'simulation' or 'bounds', got '" + m + "'");
 }
 
+Target target_of(const std::string& t) {
+  if (t == "duration") return Target::duration;
+  if (t == "back-to-back") return Target::back_to_back;
+  throw ArgumentError("target must be 'duration' or 'back-to-back', got '" + t + "'");
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -144,7 +150,8 @@ PYBIND11_MODULE(_core, m) {
       .def("select", [](const PySession& p, const std::string& sel) { return p.s->select(sel); })
       .def_readonly("paths", &PySession::paths)
       .def("predict_json",
-           [](const PySession& p, const GpuSpec& g, const std::string& mode, bool per_pc, const std::vector<std::size_t>& which, bool warm_l2) {
+           [](const PySession& p, const GpuSpec& g, const std::string& mode, bool per_pc, const std::vector<std::size_t>& which, bool warm_l2,
+              const std::string& target) {
              std::string out;
              {
                py::gil_scoped_release nogil;
@@ -152,12 +159,13 @@ PYBIND11_MODULE(_core, m) {
                o.mode = mode_of(mode);
                o.per_pc = per_pc;
                o.warm_l2 = warm_l2;
+               o.target = target_of(target);
                out = to_json(p.s->predict(g, o, which)).dump();
              }
              return out;
            },
            py::arg("gpu"), py::arg("mode") = "auto", py::arg("per_pc") = true, py::arg("which") = std::vector<std::size_t>{},
-           py::arg("warm_l2") = false)
+           py::arg("warm_l2") = false, py::arg("target") = "duration")
       .def("predict_times",
            [](const PySession& p, const GpuSpec& g, const std::string& mode, const std::vector<std::size_t>& which, bool warm_l2) {
              py::gil_scoped_release nogil;

@@ -39,7 +39,7 @@ struct Args {
   std::vector<std::string> tables;
   std::vector<std::string> set_args;
   std::vector<std::pair<std::string, double>> sets;
-  std::string kernel, mode = "auto", rows, convert_in, convert_out, sort = "stall", launch_skip, launch_count, jobs;
+  std::string kernel, mode = "auto", target = "duration", rows, convert_in, convert_out, sort = "stall", launch_skip, launch_count, jobs;
   bool json = false, per_pc = false, measured = false, quiet = false, warm_l2 = false;
   std::size_t per_pc_rows = 0, skip = 0, count = 0;  // count 0: all
   unsigned n_jobs = 1;  // -j: kernels read and predicted at once (0: every core)
@@ -85,6 +85,21 @@ std::pair<std::string, double> set_value(const std::string& kv) {
     if (used != v.size()) throw std::invalid_argument("trailing");
   } catch (...) { usage_error("--set " + kv + ": value must be a number"); }
   return {kv.substr(0, eq), val};
+}
+
+Target target_of(const std::string& t) {
+  if (t == "duration") return Target::duration;
+  if (t == "back-to-back") return Target::back_to_back;
+  usage_error("--target must be duration or back-to-back, got '" + t + "'");
+}
+
+// The device an input's measurement was taken on, when it is not the GPU predicted for ("" when
+// it is, or when the input does not say): an error percentage against another GPU means nothing.
+std::string measured_elsewhere(const Tables& t, const GpuSpec& g, const std::string& device) {
+  if (device.empty()) return "";
+  for (const auto& d : t.gpu(g.name).device_names)
+    if (d == device) return "";
+  return device;
 }
 
 ModelMode mode_of(const std::string& m) {
@@ -174,6 +189,7 @@ int cmd_report(const Args& a) {
   opt.mode = mode_of(a.mode);
   opt.per_pc = a.per_pc || a.json;
   opt.warm_l2 = a.warm_l2;
+  opt.target = target_of(a.target);
   LoadOptions lo = load_options(a);
   // Kernel by kernel (-j N: N at a time): each trace is analysed, predicted and dropped before
   // the next is read; reports come out in launch order whatever -j is.
@@ -185,7 +201,10 @@ int cmd_report(const Args& a) {
     Predictor p(std::make_shared<const Kernel>(std::move(k)));
     KernelReport kr = p.predict(g, opt);
     identify(kr, launch, launch_id);
-    if (a.measured && m.time_us) kr.measured_time_us = m.time_us;
+    if (a.measured && m.time_us) {
+      kr.measured_time_us = m.time_us;
+      kr.measured_on = measured_elsewhere(*tables, g, m.device);
+    }
     return kr;
   };
   for_each_kernel(a.positional, lo, work, [&](KernelReport&& kr) {
@@ -212,6 +231,7 @@ int cmd_compare(const Args& a) {
   opt.mode = mode_of(a.mode);
   opt.per_pc = false;
   opt.warm_l2 = a.warm_l2;
+  opt.target = target_of(a.target);
   std::vector<Report> reps = s.predict_many(specs, opt, {}, a.n_jobs);
   for (auto& r : reps) r.tool_version = tool_version();
   std::vector<std::size_t> idx;
@@ -307,6 +327,10 @@ void add_predict_options(CLI::App* c, Args& a) {
   c->add_option("--launch-count", a.launch_count, "then take at most N launches (as ncu --launch-count)")->type_name("N");
   c->add_option("--set", a.set_args, set_keys_help())->type_name("K=V")->allow_extra_args(false);
   c->add_option("--mode", a.mode, "simulation (needs per-warp traces), bounds (counts only), or auto")->type_name("M");
+  c->add_option("--target", a.target,
+                "what is predicted: duration (the kernel's own time, as Nsight Compute reports; default) or back-to-back (time per launch of "
+                "launches in a loop, as CUDA events report; warm L2)")
+      ->type_name("T");
   c->add_flag("--warm-l2", a.warm_l2, "the kernel's data are in L2 at launch (timing loops), not flushed (ncu)");
   c->add_option("--tables", a.tables, "latency tables taking precedence over the shipped ones")->type_name("DIR")->allow_extra_args(false);
   c->add_flag("-q,--quiet", a.quiet, "no progress on stderr");

@@ -381,7 +381,9 @@ TEST_CASE("DRAM latency grows with the warps an SM keeps waiting (measured curve
   auto r = Predictor(std::make_shared<const Kernel>(app.kernels.at(0))).predict(GpuSpec::from_catalog(tables(), "h100"));
   CHECK(r.occupancy.active_warps_per_sm == 64);
   CHECK(r.bottleneck == Bottleneck::latency);
-  CHECK(r.time_us == doctest::Approx(38.26).epsilon(0.01));
+  // The kernel body, without the launch term (fitted per target on the validation train split,
+  // so it moves with every re-fit): 38.26 us with the former 4.03 us term.
+  CHECK(r.time_us - r.launch_overhead_us == doctest::Approx(34.23).epsilon(0.01));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,18 @@ inline std::string knob_number(double x) {
 }
 }  // namespace detail
 
+// Bounds of log(measured / predicted) that hold a stated share of a corpus' launches: the
+// calibrated prediction interval of one model mode and target (model/interval.hpp).
+struct LogInterval {
+  double low = 0, high = 0;
+};
+
+// Per model mode (simulation of traces, bounds from counts) and prediction target (the
+// kernel's duration, back-to-back launches); empty where the GPU has no fitted interval.
+struct CalibratedIntervals {
+  std::optional<LogInterval> simulation_duration, bounds_duration, simulation_back_to_back, bounds_back_to_back;
+};
+
 struct GpuSpec {
   std::string name;            // catalog name, or a user label
   std::string arch;            // "sm_90"
@@ -35,8 +48,12 @@ struct GpuSpec {
   double l2_bandwidth_gbs = 0;
   // Memory latencies in SM cycles (what-if knobs; defaults from the arch table).
   double l1_hit_latency = 0, l2_hit_latency = 0, dram_latency = 0, shared_latency = 0;
+  // Launch terms added to the kernel body, one per prediction target: the kernel's own duration
+  // (what a profiler reports) and the time per launch of back-to-back launches (CUDA events).
   double launch_overhead_us = 0;
+  double launch_back_to_back_us = 0;
   double alu_latency_scale = 1.0;  // scales every ALU class latency (what-if)
+  CalibratedIntervals intervals;
 
   static std::string fmt(double d) {
     char b[32];
@@ -66,7 +83,16 @@ struct GpuSpec {
     s.l2_hit_latency = a.mem("l2_hit_latency_cycles");
     s.dram_latency = a.mem("dram_latency_cycles");
     s.shared_latency = a.mem("shared_latency_cycles");
-    s.launch_overhead_us = a.mem("launch_overhead_us");
+    // The arch table's launch_overhead_us was calibrated with back-to-back launches; a GPU's
+    // fitted terms (latency_tables/gpus.json) replace it per target.
+    s.launch_overhead_us = g.has("launch_duration_us") ? g.get("launch_duration_us") : a.mem("launch_overhead_us");
+    s.launch_back_to_back_us = g.has("launch_back_to_back_us") ? g.get("launch_back_to_back_us") : a.mem("launch_overhead_us");
+    auto interval = [&](const std::string& which) -> std::optional<LogInterval> {
+      const std::string lo = "interval_" + which + "_log_low", hi = "interval_" + which + "_log_high";
+      if (!g.has(lo) || !g.has(hi)) return std::nullopt;
+      return LogInterval{g.get(lo), g.get(hi)};
+    };
+    s.intervals = {interval("simulation_duration"), interval("bounds_duration"), interval("simulation_back_to_back"), interval("bounds_back_to_back")};
     return s;
   }
 
@@ -104,7 +130,8 @@ inline const std::vector<Knob>& knob_registry() {
       {"l2_hit_latency", "cycles", 1, false, 1e6, false, "L2 hit latency", [](GpuSpec& g, double v) { g.l2_hit_latency = v; }},
       {"dram_latency", "cycles", 1, false, 1e6, false, "DRAM latency of an idle SM", [](GpuSpec& g, double v) { g.dram_latency = v; }},
       {"shared_latency", "cycles", 1, false, 1e6, false, "shared-memory load latency", [](GpuSpec& g, double v) { g.shared_latency = v; }},
-      {"launch_overhead_us", "us", 0, false, 1e6, false, "time added to every launch", [](GpuSpec& g, double v) { g.launch_overhead_us = v; }},
+      {"launch_overhead_us", "us", 0, false, 1e6, false, "time added to every launch (kernel-duration target)", [](GpuSpec& g, double v) { g.launch_overhead_us = v; }},
+      {"launch_back_to_back_us", "us", 0, false, 1e6, false, "time added to every launch (back-to-back target)", [](GpuSpec& g, double v) { g.launch_back_to_back_us = v; }},
       {"alu_latency_scale", "factor", 1e-3, false, 1e3, false, "scales every ALU class latency", [](GpuSpec& g, double v) { g.alu_latency_scale = v; }},
   };
   return k;

@@ -113,9 +113,11 @@ struct IsaTable {
 struct GpuEntry {
   std::string name;
   std::vector<std::string> aliases;
+  std::vector<std::string> device_names;  // as profilers name the device ("NVIDIA H200")
   std::string arch;
   std::map<std::string, Sourced> values;  // sms, base_clock_mhz, boost_clock_mhz, dram_bandwidth_gbs, ...
   double get(const std::string& k) const { return ArchTable::get(values, k); }
+  bool has(const std::string& k) const { return values.count(k) > 0; }
 };
 
 struct TableIssue {
@@ -347,7 +349,10 @@ class Tables {
       else if (kind == "vendor") need("doc");
       else if (kind == "measured") { need("gpu"); need("tool"); need("date"); }
       else if (kind == "estimated") need("why");
-      else note(file, "source '" + key + "' has unknown kind '" + kind + "' (expected seed, vendor, measured or estimated)");
+      // Fitted by a committed program on a declared part of a measured corpus, e.g. "validation
+      // train split (hecbench, rodinia)": never on the part the model is judged on.
+      else if (kind == "fitted") { need("on"); need("gpu"); need("tool"); need("date"); }
+      else note(file, "source '" + key + "' has unknown kind '" + kind + "' (expected seed, vendor, measured, estimated or fitted)");
       if (kind == "seed" && s.contains("file") && s["file"].is_string()) {
         static const std::set<std::string> seeds = {"000_81604b7ea25d1563.txt", "001_0d20ad827ebcd750.txt", "002_026cf5fd219c57c2.txt",
                                                     "003_6a7729b8a1d87d3f.txt", "004_c457eea20bd8e80e.txt"};
@@ -461,6 +466,19 @@ inline const std::map<std::string, Range>& gpu_ranges() {
   static const std::map<std::string, Range> r = {
       {"sms", {1, 1024}}, {"base_clock_mhz", {100, 4000}}, {"boost_clock_mhz", {100, 4000}}, {"dram_bandwidth_gbs", {10, 50000}},
       {"dram_gib", {0.5, 1024}}, {"l2_mib", {0.25, 1024}}, {"dram_efficiency", {0.2, 1.0}}, {"l2_bandwidth_gbs", {50, 100000}}};
+  return r;
+}
+// Optional per-GPU values (fitted on a measured corpus): the launch term of each prediction
+// target, and the log(measured / predicted) bounds of the calibrated interval per model mode
+// and target. Absent: the arch table's launch_overhead_us and the uncalibrated range apply.
+inline const std::map<std::string, Range>& gpu_optional_ranges() {
+  static const std::map<std::string, Range> r = [] {
+    std::map<std::string, Range> m = {{"launch_duration_us", {0, 50}}, {"launch_back_to_back_us", {0, 50}}};
+    for (const char* mode : {"simulation", "bounds"})
+      for (const char* target : {"duration", "back_to_back"})
+        for (const char* end : {"low", "high"}) m[std::string("interval_") + mode + "_" + target + "_log_" + end] = {-10, 10};
+    return m;
+  }();
   return r;
 }
 }  // namespace detail
@@ -697,12 +715,21 @@ inline void Tables::load_gpus(const std::string& file) {
     if (e.name.empty()) { note(file, "a GPU entry has no name"); continue; }
     if (!names_here.insert(e.name).second) note(file, "duplicate GPU '" + e.name + "'");
     if (g.contains("aliases")) e.aliases = g["aliases"].get<std::vector<std::string>>();
+    if (g.contains("device_names")) {
+      if (!g["device_names"].is_array()) { note(file, "GPU " + e.name + ": device_names must be a list of strings"); }
+      else for (auto& d : g["device_names"]) {
+        if (d.is_string()) e.device_names.push_back(d.get<std::string>());
+        else note(file, "GPU " + e.name + ": device_names must be a list of strings");
+      }
+    }
     e.arch = g.value("arch", "");
     for (auto& [k, v] : g.items()) {
-      if (k == "name" || k == "aliases" || k == "arch") continue;
-      auto rit = detail::gpu_ranges().find(k);
-      if (rit == detail::gpu_ranges().end()) { note(file, "GPU " + e.name + ": unknown key '" + k + "'"); continue; }
-      e.values[k] = read_value(v, file, "GPU " + e.name + " " + k, sources, rit->second.lo, rit->second.hi);
+      if (k == "name" || k == "aliases" || k == "arch" || k == "device_names") continue;
+      const auto& required = detail::gpu_ranges();
+      const auto& optional = detail::gpu_optional_ranges();
+      const detail::Range* range = required.count(k) ? &required.at(k) : optional.count(k) ? &optional.at(k) : nullptr;
+      if (!range) { note(file, "GPU " + e.name + ": unknown key '" + k + "'"); continue; }
+      e.values[k] = read_value(v, file, "GPU " + e.name + " " + k, sources, range->lo, range->hi);
     }
     for (auto& [k, r] : detail::gpu_ranges())
       if (!e.values.count(k)) note(file, "GPU " + e.name + ": missing '" + k + "'");

@@ -26,6 +26,7 @@
 #include "gpuperf/model/bottleneck.hpp"
 #include "gpuperf/model/bounds.hpp"
 #include "gpuperf/model/bounds_round.hpp"
+#include "gpuperf/model/interval.hpp"
 #include "gpuperf/model/memory.hpp"
 #include "gpuperf/model/memory_model.hpp"
 #include "gpuperf/model/occupancy.hpp"
@@ -47,6 +48,8 @@ struct PredictOptions {
   // The kernel's data are already in L2 when it starts, as when a kernel is timed in a loop
   // (CUDA events); off for profiler-style cold runs (ncu flushes caches before each launch).
   bool warm_l2 = false;
+  // The kernel's duration (default) or the time per launch back to back (implies warm L2).
+  Target target = Target::duration;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -221,7 +224,7 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   RoundModel rm;
   rm.an = &an;
   rm.desc = desc.get();
-  const double warm_fraction = opt.warm_l2 ? warm_l2_fraction(an, g) : 0;
+  const double warm_fraction = opt.warm_l2 || opt.target == Target::back_to_back ? warm_l2_fraction(an, g) : 0;
   const double dram_latency = loaded_dram_latency(g, rep.occupancy.active_warps_per_sm);
   rep.memory = model_memory(an, *desc, g, rep.occupancy, warm_fraction, dram_latency, rm.mem, rm.latency);
   detail::warn_assumed_hit_rates(rep.memory, rep.warnings);
@@ -246,8 +249,9 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   rep.bounds = kernel_scale(rounds.full.bounds, sm, rounds.full.cycles);
   add_memory_bounds(rep.bounds, rep.memory, an.atomics, g, dram_gbs);
   rep.cycles = std::max({sm, rep.bounds.dram, rep.bounds.l2, rep.bounds.atomics, rep.bounds.busiest_warp});
-  rep.launch_overhead_us = g.launch_overhead_us;
-  rep.time_us = g.cycles_to_us(rep.cycles) + g.launch_overhead_us;
+  rep.target = opt.target;
+  rep.launch_overhead_us = launch_term(g, opt.target);
+  rep.time_us = g.cycles_to_us(rep.cycles) + rep.launch_overhead_us;
   const BottleneckCall why = classify_bottleneck(rep.bounds, rep.cycles, sm, rep.occupancy, w, rounds.tail.cycles, g);
   rep.bottleneck = why.kind;
   rep.under_launch = why.under_launch;
@@ -261,6 +265,7 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   rep.roofline = roofline(an, *desc, rep.memory, g, dram_gbs, rep.time_us);
   detail::attribute_stalls(rm, rounds, w, g, opt.per_pc, rep);
   detail::time_range(k, an, g, sm, dram_gbs, rep);
+  apply_calibrated_interval(g, rep);
   return rep;
 }
 

@@ -17,6 +17,10 @@ namespace gpuperf {
 
 enum class Mode : std::uint8_t { simulation, bounds };
 
+// What is predicted: the kernel's own duration (what Nsight Compute reports, caches flushed) or
+// the time per launch of back-to-back launches (what CUDA events around a loop report).
+enum class Target : std::uint8_t { duration, back_to_back };
+
 // What sets the kernel's time. The first five are a round's bounds; occupancy and tail refine
 // latency; launch: the launch overhead exceeds the kernel body; imbalance: one warp's dependent
 // path, when few warps run most of the work.
@@ -125,7 +129,9 @@ struct KernelReport {
   double time_us = 0;           // predicted, launch overhead included
   double cycles = 0;            // SM cycles of the kernel body
   double launch_overhead_us = 0;
+  Target target = Target::duration;
   double time_low_us = 0, time_high_us = 0;  // uncertainty range
+  bool interval_calibrated = false;          // the range is the calibrated interval (model/interval.hpp)
   Bottleneck bottleneck = Bottleneck::latency;
   Bottleneck under_launch = Bottleneck::latency;  // what launch hides (bottleneck == launch)
   bool grid_underfills = false;                   // latency-bound with fewer CTAs than SMs
@@ -144,6 +150,7 @@ struct KernelReport {
   std::map<std::string, std::uint64_t> unknown_opcodes;  // opcode -> static count
   std::vector<Warning> warnings;
   std::optional<double> measured_time_us;  // attached by views for comparison; never a model input
+  std::string measured_on;                 // the device a measurement was taken on, when it is not this GPU
 };
 
 }  // namespace gpuperf

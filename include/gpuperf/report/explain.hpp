@@ -13,6 +13,7 @@
 namespace gpuperf {
 
 inline const char* to_string(Mode m) { return m == Mode::simulation ? "simulation" : "bounds"; }
+inline const char* to_string(Target t) { return t == Target::duration ? "duration" : "back-to-back"; }
 
 inline const char* to_string(Bottleneck b) {
   switch (b) {
@@ -120,7 +121,7 @@ inline std::string explain(const Warning& w) {
     case WarningCode::unknown_opcodes: return arg(0) + " unknown opcode(s) classified by prefix: " + arg(1);
     case WarningCode::registers_assumed: return "register count unknown; 32 registers per thread assumed for occupancy";
     case WarningCode::hit_rates_assumed:
-      return "cache hit rates assumed (no addresses in the input); the time range shows all-hit and all-miss extremes";
+      return "cache hit rates assumed (no addresses in the input); an uncalibrated time range shows all-hit and all-miss extremes";
     case WarningCode::counts_only_input:
       return "simulation needs per-warp instruction streams; this input has counts only, so bounds mode was used";
     case WarningCode::ctas_replayed:

@@ -28,7 +28,9 @@ inline nlohmann::json to_json(const KernelReport& k) {
   j["mode"] = to_string(k.mode);
   j["sm_clock_mhz"] = k.sm_clock_mhz;
   j["time_us"] = k.time_us;
+  j["target"] = to_string(k.target);
   j["time_range_us"] = {k.time_low_us, k.time_high_us};
+  j["time_range_calibrated"] = k.interval_calibrated;
   j["cycles"] = k.cycles;
   j["launch_overhead_us"] = k.launch_overhead_us;
   j["bottleneck"] = to_string(k.bottleneck);
@@ -65,6 +67,7 @@ inline nlohmann::json to_json(const KernelReport& k) {
   j["unknown_opcodes"] = k.unknown_opcodes;
   j["warnings"] = explain(k.warnings);
   if (k.measured_time_us) j["measured_time_us"] = *k.measured_time_us;
+  if (!k.measured_on.empty()) j["measured_on"] = k.measured_on;
   return j;
 }
 
@@ -109,10 +112,14 @@ inline std::string to_text(const KernelReport& k, bool per_pc = false, std::size
   o << "Kernel " << k.launch_id << ": " << k.name << "\n";
   line("GPU", k.gpu + " (" + k.arch + ", " + fmtd("%.0f MHz", k.sm_clock_mhz) + ")");
   line("input", std::string(to_string(k.input_format)) + ", " + to_string(k.mode) + " model");
-  std::string t = fmtd("%.2f us", k.time_us);
-  if (k.time_high_us > k.time_low_us * 1.001) t += fmtd("  (range %.2f", k.time_low_us) + fmtd(" - %.2f us)", k.time_high_us);
+  std::string t = fmtd("%.2f us", k.time_us) + (k.target == Target::duration ? "  kernel duration" : "  per launch, back to back");
+  if (k.interval_calibrated) t += fmtd(" (80 %% interval %.2f", k.time_low_us) + fmtd(" - %.2f us)", k.time_high_us);
+  else if (k.time_high_us > k.time_low_us * 1.001) t += fmtd(" (range %.2f", k.time_low_us) + fmtd(" - %.2f us)", k.time_high_us);
   line("predicted time", t);
-  if (k.measured_time_us) line("measured time", fmtd("%.2f us", *k.measured_time_us) + fmtd("  (error %+.1f%%)", 100 * (k.time_us - *k.measured_time_us) / *k.measured_time_us));
+  if (k.measured_time_us && !k.measured_on.empty())
+    line("measured time", fmtd("%.2f us", *k.measured_time_us) + "  (on " + k.measured_on + ", not this GPU: no error given)");
+  else if (k.measured_time_us)
+    line("measured time", fmtd("%.2f us", *k.measured_time_us) + fmtd("  (error %+.1f%%)", 100 * (k.time_us - *k.measured_time_us) / *k.measured_time_us));
   line("cycles", fmtd("%.0f", k.cycles) + fmtd("  (+ %.2f us launch overhead)", k.launch_overhead_us));
   const std::string why = bottleneck_detail(k);
   line("bottleneck", to_string(k.bottleneck) + (why.empty() ? "" : ": " + why));

@@ -142,6 +142,7 @@ struct Measurement {
   std::optional<double> time_us;
   std::optional<double> cycles;
   std::optional<double> sm_clock_ghz;
+  std::string device;                               // the device it was measured on, as the profiler names it
   std::map<std::string, double> metrics;            // other run metrics (hit rates, dram bytes)
   std::map<std::uint64_t, std::map<std::string, double>> stall_samples_by_pc;
 };

@@ -427,6 +427,7 @@ inline Application join_ncu(const std::string& source_path, const std::string& r
     k.program = std::move(secs[i].program);
     k.profiled_traffic = rows[i].traffic;
     Measurement m = rows[i].measured;
+    m.device = rows[i].device_name;
     m.stall_samples_by_pc = std::move(secs[i].stall_samples);
     for (auto& [key, v] : rows[i].device_attributes) m.metrics["device__attribute_" + key] = v;
     app.kernels.push_back(std::move(k));

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Fits gpuperf's launch terms and calibrated intervals on the validation corpus' TRAIN part.
+
+  python3 bench/validation/fit.py [--gpuperf build/gpuperf] [--fitter build/gpuperf_fit] [--date YYYY-MM-DD]
+
+For each GPU with measurements (H100, H200) and each prediction target (duration: vs the ncu
+duration; back-to-back: vs the CUDA-event time per launch) it predicts every launch of the train
+split (split.json) from every input path (traces and ncu profiles of either GPU) with
+`gpuperf report --json`, and hands (body = prediction without its launch term, measured) to
+gpuperf_fit (bench/validation/fit_launch_interval.cpp: Eigen least squares for the launch term,
+Boost.Math Student-t interval of log(measured / predicted) per model mode). Traces the tracer
+cut short are left out (they hold only the first instructions of their CTAs). The values are
+written into latency_tables/gpus.json with the provenance `fitted on validation train split
+(<suites>), <gpu>, <date>`, and the fit quality is printed and written to results/fit.json.
+Re-running after a model change re-fits: the fit never reads the test part (the fitter refuses
+rows of any other split).
+"""
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import evaluate  # noqa: E402
+
+CATALOG = {"h100": "H100-SXM5-80GB", "h200": "H200-SXM-141GB"}
+
+
+def training_rows(gpuperf, jobs):
+    rows = evaluate.predict_rows(gpuperf, {"train"}, jobs)
+    assert all(r["split"] == "train" for r in rows)
+    return [r for r in rows if r["pred"] is not None and not r["truncated"]]
+
+
+def write_tables(fit, train_suites, date, path):
+    with open(path) as f:
+        cat = json.load(f)
+    on = "validation train split (%s)" % ", ".join(train_suites)
+    for gpu, per_target in sorted(fit.items()):
+        entry = next(g for g in cat["gpus"] if g["name"] == CATALOG[gpu])
+        key = "fitted-validation-train-" + gpu
+        cat["sources"][key] = {"kind": "fitted", "on": on, "gpu": gpu, "tool": "bench/validation/fit.py", "date": date,
+                               "note": "fitted on %s, %s, %s" % (on, gpu, date)}
+        for target, f in per_target.items():
+            t = target.replace("-", "_")
+            entry["launch_" + t + "_us"] = {
+                "value": round(f["launch_us"], 3), "source": key,
+                "note": "Huber-weighted least squares of relative error over %d train predictions (%d under 10 us); standard error %.3f us; "
+                        "train MAPE under 10 us %.1f %% (%.1f %% without a launch term)" % (
+                            f["n"], f["n_below_10us"], f["launch_stderr_us"], f["mape_below_10us"], f["mape_below_10us_without_launch"])}
+            for mode, iv in f.get("interval", {}).items():
+                for end in ("low", "high"):
+                    entry["interval_%s_%s_log_%s" % (mode, t, end)] = {
+                        "value": round(iv["log_" + end], 4), "source": key,
+                        "note": "%s %d %% interval of log(measured / predicted), %d train predictions; holds %.0f %% of them (Student-t: %.0f %%)" % (
+                            iv["method"], round(iv["level"] * 100), iv["n"], iv["train_coverage"] * 100, iv["student_t"]["train_coverage"] * 100)}
+    with open(path, "w") as f:
+        f.write(json.dumps(cat, indent=1))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--gpuperf", default=os.path.join(ROOT, "build", "gpuperf"))
+    ap.add_argument("--fitter", default=os.path.join(ROOT, "build", "gpuperf_fit"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--date", default=datetime.date.today().isoformat())
+    ap.add_argument("--tables", default=os.path.join(ROOT, "latency_tables", "gpus.json"))
+    ap.add_argument("--rows", help="re-fit from the rows a previous run wrote (results/fit_rows.tsv) instead of predicting again")
+    a = ap.parse_args()
+    split = json.load(open(os.path.join(HERE, "split.json")))
+    if a.rows:
+        tsv = open(a.rows).read()
+    else:
+        rows = training_rows(a.gpuperf, a.jobs)
+        tsv = "# gpu target mode split body_us measured_us (train part; body: the prediction without its launch term)\n" + "".join(
+            "%s\t%s\t%s\t%s\t%.6g\t%.6g\n" % (r["gpu"], r["target"], r["mode"], r["split"], max(0.0, r["pred"] - r["launch_term"]), r["measured"])
+            for r in rows)
+        os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
+        with open(os.path.join(HERE, "results", "fit_rows.tsv"), "w") as f:
+            f.write(tsv)
+    p = subprocess.run([a.fitter], input=tsv, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("gpuperf_fit failed: " + p.stderr.strip())
+    fit = json.loads(p.stdout)
+    write_tables(fit, split["train"], a.date, a.tables)
+    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
+    with open(os.path.join(HERE, "results", "fit.json"), "w") as f:
+        json.dump(fit, f, indent=1)
+        f.write("\n")
+    print(json.dumps(fit, indent=1))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

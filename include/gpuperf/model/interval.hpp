@@ -1,0 +1,86 @@
+// The calibrated prediction interval and the launch term of each prediction target.
+// The interval is fitted on a corpus' training part (bench/validation/fit.py): the share
+// kIntervalLevel of log(measured / predicted) lies in [low, high], per model mode and target;
+// the GPU table stores those bounds with their provenance. Pure functions only.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include <boost/math/distributions/students_t.hpp>
+
+#include "gpuperf/arch/gpu_spec.hpp"
+#include "gpuperf/model/prediction.hpp"
+
+namespace gpuperf {
+
+// The share of measured times the stated interval is meant to hold.
+constexpr double kIntervalLevel = 0.8;
+
+// The launch term added to the kernel body for a prediction target.
+inline double launch_term(const GpuSpec& g, Target t) {
+  return t == Target::back_to_back ? g.launch_back_to_back_us : g.launch_overhead_us;
+}
+
+// Student-t prediction interval for one new log ratio from a sample of them: mean -+
+// t_{(1+level)/2, n-1} * sd * sqrt(1 + 1/n). Needs at least 3 samples.
+inline LogInterval fit_log_interval(const std::vector<double>& log_ratios, double level = kIntervalLevel) {
+  const std::size_t n = log_ratios.size();
+  if (n < 3) throw std::invalid_argument("an interval needs at least 3 log ratios, got " + std::to_string(n));
+  if (!(level > 0 && level < 1)) throw std::invalid_argument("interval level must be in (0, 1)");
+  double mean = 0;
+  for (double x : log_ratios) mean += x;
+  mean /= double(n);
+  double ss = 0;
+  for (double x : log_ratios) ss += (x - mean) * (x - mean);
+  const double sd = std::sqrt(ss / double(n - 1));
+  const boost::math::students_t t(double(n - 1));
+  const double half = boost::math::quantile(t, 0.5 + level / 2) * sd * std::sqrt(1.0 + 1.0 / double(n));
+  return {mean - half, mean + half};
+}
+
+// Distribution-free (split-conformal) interval: the order statistics of ranks
+// floor((n + 1)(1 - level) / 2) and ceil((n + 1)(1 + level) / 2) of the sample, which hold a new
+// log ratio from the same distribution with probability at least `level`. For heavy-tailed
+// errors, where the Student-t interval (set by the standard deviation) is wider than needed.
+inline LogInterval conformal_log_interval(std::vector<double> log_ratios, double level = kIntervalLevel) {
+  const std::size_t n = log_ratios.size();
+  if (!(level > 0 && level < 1)) throw std::invalid_argument("interval level must be in (0, 1)");
+  // (the small slack keeps 20 * 0.1 at rank 2, not 1.9999999999999996 -> 1)
+  const double lo_rank = std::floor(double(n + 1) * (1 - level) / 2 + 1e-9), hi_rank = std::ceil(double(n + 1) * (1 + level) / 2 - 1e-9);
+  if (lo_rank < 1 || hi_rank > double(n))
+    throw std::invalid_argument("a " + std::to_string(level) + " interval needs more than " + std::to_string(n) + " log ratios");
+  std::sort(log_ratios.begin(), log_ratios.end());
+  return {log_ratios[std::size_t(lo_rank) - 1], log_ratios[std::size_t(hi_rank) - 1]};
+}
+
+// The stored interval of a model mode and target, if the GPU has one.
+inline std::optional<LogInterval> calibrated_interval(const CalibratedIntervals& c, Mode m, Target t) {
+  if (m == Mode::simulation) return t == Target::duration ? c.simulation_duration : c.simulation_back_to_back;
+  return t == Target::duration ? c.bounds_duration : c.bounds_back_to_back;
+}
+
+// The interval in microseconds around a predicted time.
+inline std::pair<double, double> interval_us(double time_us, const LogInterval& i) { return {time_us * std::exp(i.low), time_us * std::exp(i.high)}; }
+
+// Share of (measured, low, high) triples whose measurement lies in [low, high].
+inline double coverage(const std::vector<double>& measured, const std::vector<std::pair<double, double>>& ranges) {
+  if (measured.empty() || measured.size() != ranges.size()) return 0;
+  std::size_t in = 0;
+  for (std::size_t i = 0; i < measured.size(); ++i) in += measured[i] >= ranges[i].first && measured[i] <= ranges[i].second;
+  return double(in) / double(measured.size());
+}
+
+// Replaces the report's uncalibrated range by the GPU's calibrated interval, where it has one.
+inline void apply_calibrated_interval(const GpuSpec& g, KernelReport& rep) {
+  const auto i = calibrated_interval(g.intervals, rep.mode, rep.target);
+  if (!i) return;
+  std::tie(rep.time_low_us, rep.time_high_us) = interval_us(rep.time_us, *i);
+  rep.interval_calibrated = true;
+}
+
+}  // namespace gpuperf

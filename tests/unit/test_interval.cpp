@@ -1,0 +1,132 @@
+// The calibrated prediction interval, the launch term per prediction target, and the fitted
+// per-GPU table entries they are read from (model/interval.hpp, arch/gpu_spec.hpp).
+#include <doctest/doctest.h>
+
+#include <boost/math/distributions/normal.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "gpuperf/arch/gpu_spec.hpp"
+#include "gpuperf/model/interval.hpp"
+
+using namespace gpuperf;
+
+namespace {
+const std::string kShipped = std::string(GPUPERF_TEST_DIR) + "/../latency_tables";
+
+// A gpus.json override: the shipped catalog with `edit` applied to the H100 entry and its sources.
+std::shared_ptr<const Tables> catalog_with(const std::string& name, void (*edit)(nlohmann::json& gpu, nlohmann::json& sources)) {
+  namespace fs = std::filesystem;
+  const fs::path over = fs::temp_directory_path() / ("gpuperf_test_interval_" + name);
+  fs::remove_all(over);
+  fs::create_directories(over);
+  std::ifstream in(kShipped + "/gpus.json");
+  auto j = nlohmann::json::parse(in);
+  for (auto& g : j["gpus"])
+    if (g["name"] == "H100-SXM5-80GB") edit(g, j["sources"]);
+  std::ofstream(over / "gpus.json") << j.dump(1);
+  return Tables::load({over.string(), kShipped});
+}
+
+void fitted_h100(nlohmann::json& g, nlohmann::json& s) {
+  for (auto it = g.begin(); it != g.end();) {  // the shipped entry's own fitted values, if any, are replaced
+    const std::string k = it.key();
+    it = k.rfind("interval_", 0) == 0 || k.rfind("launch_", 0) == 0 ? g.erase(it) : std::next(it);
+  }
+  s["fit-test"] = {{"kind", "fitted"}, {"on", "validation train split (hecbench, rodinia)"}, {"gpu", "h100"}, {"tool", "bench/validation/fit.py"}, {"date", "2026-11-23"}};
+  g["launch_duration_us"] = {{"value", 1.5}, {"source", "fit-test"}};
+  g["launch_back_to_back_us"] = {{"value", 3.5}, {"source", "fit-test"}};
+  g["interval_bounds_duration_log_low"] = {{"value", -0.4}, {"source", "fit-test"}};
+  g["interval_bounds_duration_log_high"] = {{"value", 0.3}, {"source", "fit-test"}};
+}
+}  // namespace
+
+TEST_CASE("the Student-t interval of log ratios matches the textbook prediction interval") {
+  // mean 0, sd 0.1, n 3: t_{0.9, 2} = 1.885618, half width 1.885618 * 0.1 * sqrt(4/3).
+  const LogInterval i = fit_log_interval({-0.1, 0.0, 0.1}, 0.8);
+  CHECK(i.low == doctest::Approx(-0.217732).epsilon(1e-4));
+  CHECK(i.high == doctest::Approx(0.217732).epsilon(1e-4));
+  // A biased model (measured 20 % above predicted on average) gets an interval centred there.
+  const LogInterval b = fit_log_interval({std::log(1.1), std::log(1.2), std::log(1.3)}, 0.8);
+  CHECK((b.low + b.high) / 2 == doctest::Approx((std::log(1.1) + std::log(1.2) + std::log(1.3)) / 3));
+  CHECK_THROWS_AS(fit_log_interval({0.1, 0.2}), std::invalid_argument);
+  CHECK_THROWS_AS(fit_log_interval({0.1, 0.2, 0.3}, 1.0), std::invalid_argument);
+}
+
+TEST_CASE("the conformal interval takes the order statistics of its ranks") {
+  // n = 19, level 0.8: ranks floor(20 * 0.1) = 2 and ceil(20 * 0.9) = 18 of the sorted sample.
+  std::vector<double> x;
+  for (int i = 19; i >= 1; --i) x.push_back(0.1 * i);
+  const LogInterval i = conformal_log_interval(x, 0.8);
+  CHECK(i.low == doctest::Approx(0.2));
+  CHECK(i.high == doctest::Approx(1.8));
+  CHECK_THROWS_AS(conformal_log_interval({0.1, 0.2, 0.3}, 0.8), std::invalid_argument);  // rank 0 below the sample
+}
+
+TEST_CASE("an interval fitted on one sample holds about its level of another from the same distribution") {
+  // Log ratios spread as N(0.1, 0.3): train and test are the normal's quantiles at interleaved points.
+  const boost::math::normal d(0.1, 0.3);
+  std::vector<double> train, measured;
+  std::vector<std::pair<double, double>> ranges;
+  for (int i = 0; i < 200; ++i) train.push_back(boost::math::quantile(d, (i + 0.25) / 200));
+  for (const LogInterval iv : {fit_log_interval(train), conformal_log_interval(train)}) {
+    measured.clear();
+    ranges.clear();
+    for (int i = 0; i < 200; ++i) {
+      const double predicted = 10.0;
+      measured.push_back(predicted * std::exp(boost::math::quantile(d, (i + 0.75) / 200)));
+      ranges.push_back(interval_us(predicted, iv));
+    }
+    CHECK(coverage(measured, ranges) == doctest::Approx(0.8).epsilon(0.03));
+  }
+  CHECK(coverage({}, {}) == 0);
+}
+
+TEST_CASE("the calibrated interval replaces the range only for the mode and target it was fitted for") {
+  CalibratedIntervals c;
+  c.bounds_duration = LogInterval{-0.5, 0.25};
+  KernelReport r;
+  r.time_us = 10;
+  r.time_low_us = r.time_high_us = 10;
+  r.mode = Mode::simulation;
+  GpuSpec g;
+  g.intervals = c;
+  apply_calibrated_interval(g, r);
+  CHECK_FALSE(r.interval_calibrated);  // no simulation interval: the range stays as the model set it
+  CHECK(r.time_low_us == 10);
+  r.mode = Mode::bounds;
+  r.target = Target::back_to_back;
+  apply_calibrated_interval(g, r);
+  CHECK_FALSE(r.interval_calibrated);
+  r.target = Target::duration;
+  apply_calibrated_interval(g, r);
+  CHECK(r.interval_calibrated);
+  CHECK(r.time_low_us == doctest::Approx(10 * std::exp(-0.5)));
+  CHECK(r.time_high_us == doctest::Approx(10 * std::exp(0.25)));
+}
+
+TEST_CASE("each prediction target has its own launch term, read from the GPU's fitted entries") {
+  auto t = catalog_with("fitted", fitted_h100);
+  CHECK(t->check().empty());  // the fitted provenance form is accepted
+  const GpuSpec h100 = GpuSpec::from_catalog(t, "h100");
+  CHECK(launch_term(h100, Target::duration) == doctest::Approx(1.5));
+  CHECK(launch_term(h100, Target::back_to_back) == doctest::Approx(3.5));
+  REQUIRE(h100.intervals.bounds_duration);
+  CHECK(h100.intervals.bounds_duration->low == doctest::Approx(-0.4));
+  CHECK_FALSE(h100.intervals.simulation_duration);
+  // A GPU without fitted terms uses the arch table's launch overhead for both.
+  const GpuSpec a100 = GpuSpec::from_catalog(t, "a100");
+  CHECK(launch_term(a100, Target::duration) == launch_term(a100, Target::back_to_back));
+  CHECK(launch_term(a100, Target::duration) == doctest::Approx(a100.arch_table().mem("launch_overhead_us")));
+}
+
+TEST_CASE("a fitted source must say what it was fitted on") {
+  auto t = catalog_with("fitted_no_on", [](nlohmann::json& g, nlohmann::json& s) {
+    fitted_h100(g, s);
+    s["fit-test"].erase("on");
+  });
+  bool named = false;
+  for (auto& i : t->check()) named |= i.message.find("source 'fit-test' of kind 'fitted' needs 'on'") != std::string::npos;
+  CHECK(named);
+}
