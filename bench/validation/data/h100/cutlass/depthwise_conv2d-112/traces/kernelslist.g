@@ -1,0 +1,2 @@
+kernel-1.traceg.xz
+kernel-2.traceg.xz

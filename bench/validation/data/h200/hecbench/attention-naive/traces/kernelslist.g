@@ -1,0 +1,3 @@
+kernel-1.traceg.xz
+kernel-2.traceg.xz
+kernel-3.traceg.xz
