@@ -510,11 +510,9 @@ TEST_CASE("redteam: ncu memory counters are checked where they enter; a partial 
   CHECK(rows[0].traffic.l2_bytes == 52428800);
   CHECK(rows[0].traffic.dram_read_bytes == doctest::Approx(37.75e6));  // Mbyte
   CHECK(rows[0].traffic.l2_read_hit_sectors == 153647);
-  const std::string bad_hits = page({{"lts__t_sectors_op_read_lookup_hit.sum", "2000000"}});
-  write_file(f, bad_hits);
-  const std::string row = bad_hits.substr(bad_hits.rfind('\n', bad_hits.size() - 2) + 1);
-  CHECK(error_of([&] { read_ncu_raw(f); }) ==
-        f + ":3:" + std::to_string(row.find("\"2000000\"") + 1) + ": column 'lts__t_sectors_op_read_lookup_hit.sum': expected at most the sectors looked up (1856032), found '2000000'");
+  // Hits above lookups (separate replay passes) are kept as measured; the model clamps them.
+  write_file(f, page({{"lts__t_sectors_op_read_lookup_hit.sum", "1860000"}}));
+  CHECK(read_ncu_raw(f).at(0).traffic.l2_read_hit_sectors == 1860000);
   write_file(f, page({{"dram__bytes_write.sum", "-3"}}));
   CHECK(error_of([&] { read_ncu_raw(f); }).find("column 'dram__bytes_write.sum': expected a non-negative size in a known unit, found '-3' Mbyte") != std::string::npos);
   write_file(f, page({}, "lts__t_sectors_op_atom.sum"));

@@ -228,7 +228,7 @@ inline double unit_scale_bytes(std::string unit) {
 
 // The memory-traffic counters of a raw-page row (all of them, or none: a partial set would
 // mix measured and assumed reuse). Each is checked where it enters: a sector count is a
-// finite non-negative number, hits never exceed lookups, bytes come in a known unit.
+// finite non-negative number, bytes come in a known unit.
 inline ProfiledTraffic read_traffic(const std::vector<std::string>& header, const std::vector<std::string>& units, const std::vector<std::string>& f,
                                     const std::vector<std::uint32_t>& starts, const std::unordered_map<std::string, int>& col,
                                     const std::string& path, std::size_t line) {
@@ -259,14 +259,8 @@ inline ProfiledTraffic read_traffic(const std::vector<std::string>& header, cons
                                               ", found '" + f[i] + "'" + (units[i].empty() ? "" : " " + units[i]));
     *fd.to = v;
   }
-  auto hits_within = [&](double hits, double lookups, const char* hit_name) {
-    if (hits > lookups * (1 + 1e-9) + 0.5) {
-      auto i = static_cast<std::size_t>(col.at(hit_name));
-      throw ParseError(path, line, starts[i], "column '" + header[i] + "': expected at most the sectors looked up (" + std::to_string(static_cast<long long>(lookups)) + "), found '" + f[i] + "'");
-    }
-  };
-  hits_within(t.l1_load_hit_sectors, t.l1_load_sectors, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum");
-  hits_within(t.l2_read_hit_sectors, t.l2_read_sectors, "lts__t_sectors_op_read_lookup_hit.sum");
+  // Hits may exceed lookups by a little: Nsight Compute counts them in different replay passes
+  // (55805 hits of 55520 L2 read lookups in a real CUTLASS profile). The model clamps the rates.
   if (t.l2_bytes <= 0) {
     auto i = static_cast<std::size_t>(col.at("device__attribute_l2_cache_size"));
     throw ParseError(path, line, starts[i], "column '" + header[i] + "': expected the L2 size of the profiled GPU in bytes, found '" + f[i] + "'");
