@@ -29,6 +29,7 @@ struct InstrDesc {
   MemOp mem_op = MemOp::none;
   unsigned width_bytes = 0;
   bool is_branch = false, is_exit = false, is_barrier = false, is_uniform = false, is_nop = false;
+  bool transfers_control = false;  // BRA, JMP, BRX, JMX, EXIT, RET: no fall-through unless predicated
   Precision precision = Precision::none;
   double flops_per_lane = 0;     // FP ops per active thread (FFMA = 2)
   double tensor_flops_per_warp = 0;
@@ -125,6 +126,7 @@ inline InstrDesc make_descriptor(const std::string& opcode, const ArchTable& arc
   const std::string& c = d.op_class;
   d.is_branch = c == "branch";
   d.is_exit = base == "EXIT";
+  d.transfers_control = sass::transfers_control(base);
   d.is_barrier = base == "BAR" || base == "BARRIER";
   d.is_uniform = c == "uniform";
   d.is_nop = c == "nop";

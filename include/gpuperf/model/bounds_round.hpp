@@ -105,7 +105,7 @@ inline RoundResult bounds_round(const RoundModel& rm, const GpuSpec& g, const Oc
   r.bounds.latency = w.chain;
   // Traces replay each warp's own stream (a simulation sees its busiest traced warp); counts
   // alone need the bound.
-  if (!an.dynamic) r.bounds.busiest_warp = busiest_warp_cycles(an, stall, w.chain);
+  if (!an.dynamic) r.bounds.busiest_warp = busiest_warp_cycles(an, *rm.desc, stall, w.chain);
   double shared_rate = a.memory.count("shared_wavefronts_per_cycle") ? a.mem("shared_wavefronts_per_cycle") : 1;
   double l1_rate = a.memory.count("l1_wavefronts_per_cycle") ? a.mem("l1_wavefronts_per_cycle") : 1;
   r.bounds.shared_memory = bound::mio(warps_round * w.shared_wf, shared_rate);

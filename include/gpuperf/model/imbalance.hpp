@@ -5,21 +5,14 @@
 #pragma once
 
 #include <algorithm>
-#include <string>
 #include <vector>
 
+#include "gpuperf/arch/instr_desc.hpp"
 #include "gpuperf/model/kernel_analysis.hpp"
 
 namespace gpuperf {
 
 namespace detail {
-
-inline bool ends_flow(const std::string& opcode) {
-  for (const char* op : {"BRA", "JMP", "BRX", "JMX", "EXIT", "RET"})
-    if (opcode.compare(0, std::char_traits<char>::length(op), op) == 0 && (opcode.size() == std::char_traits<char>::length(op) || opcode[std::char_traits<char>::length(op)] == '.'))
-      return true;
-  return false;
-}
 
 // For each program position (order index), the head of the outermost loop containing it, or -1.
 inline std::vector<int> outermost_loop_heads(const KernelAnalysis& an) {
@@ -42,21 +35,28 @@ inline std::vector<int> outermost_loop_heads(const KernelAnalysis& an) {
 // its head (outside every loop each warp runs an instruction once at most); taking that count
 // errs towards more warps, i.e. a shorter path. `wait` is each position's wait before issue
 // (static_stalls); `avg_chain` the average warp's path (bounds mode's latency bound).
-inline double busiest_warp_cycles(const KernelAnalysis& an, const std::vector<double>& wait, double avg_chain) {
+inline double busiest_warp_cycles(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& wait,
+                                  double avg_chain) {
   const double warps = an.total_warps;
   if (warps <= 1 || an.order.empty()) return 0;
   const std::vector<int> head = detail::outermost_loop_heads(an);
+  // Warps entering each outermost loop, looked up once per head: -1 where unknown or all.
+  std::vector<double> entering(an.order.size(), -1);
+  for (std::size_t j = 0; j < an.order.size(); ++j) {
+    const int h = head[j];
+    if (h <= 0 || h != static_cast<int>(j)) continue;  // not a head, or a loop at the kernel's entry (every warp enters)
+    const std::size_t before = an.order[static_cast<std::size_t>(h - 1)];
+    // After an unconditional jump the loop is entered from elsewhere: entries unknown.
+    if (!an.kernel->program[before].predicated && desc[before].transfers_control) continue;
+    const double n = an.pcs[before].warp_exec;
+    if (n > 0 && n < warps) entering[j] = n;
+  }
   double extra = 0;
   for (std::size_t j = 0; j < an.order.size(); ++j) {
     const int h = head[j];
-    if (h <= 0) continue;  // not in a loop, or a loop at the kernel's entry (every warp enters)
-    // After an unconditional jump the loop is entered from elsewhere: entries unknown.
-    const StaticInstr& before = an.kernel->program[an.order[static_cast<std::size_t>(h - 1)]];
-    if (!before.predicated && detail::ends_flow(before.opcode)) continue;
-    const double entering = an.pcs[an.order[static_cast<std::size_t>(h - 1)]].warp_exec;
-    if (entering <= 0 || entering >= warps) continue;
+    if (h <= 0 || entering[static_cast<std::size_t>(h)] < 0) continue;
     const double execs = an.pcs[an.order[j]].warp_exec;
-    extra += (execs / entering - execs / warps) * (1 + wait[j]);
+    extra += (execs / entering[static_cast<std::size_t>(h)] - execs / warps) * (1 + wait[j]);
   }
   return extra > 0 ? avg_chain + extra : 0;
 }

@@ -117,6 +117,15 @@ inline bool opcode_writes_nothing(std::string_view base) {
   return false;
 }
 
+// Unconditional transfers of control when not predicated: the instruction after one in the
+// program is reached only from elsewhere. Narrower than the tables' "branch" class, which also
+// holds convergence bookkeeping (BSSY, BSYNC, SSY, SYNC) that falls through.
+inline bool transfers_control(std::string_view base) {
+  static constexpr std::string_view kTransfers[] = {"BRA", "JMP", "BRX", "JMX", "EXIT", "RET"};
+  for (auto s : kTransfers) if (s == base) return true;
+  return false;
+}
+
 // How many leading register operands an opcode writes. Compare/setp instructions write
 // two predicates; IMAD.WIDE and *.64 writes are register pairs but we track the base
 // register and its successor explicitly in the parser.
