@@ -41,6 +41,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 GPUS = ("h100", "h200")
 TARGETS = ("duration", "back-to-back")
 MEASURED = {"duration": "ncu_time_us", "back-to-back": "event_time_us"}
+BOUND_COLUMNS = ("sm_rounds", "dram", "l2", "atomics", "busiest_warp", "issue", "functional_unit", "latency", "shared_memory", "l1")
 PATHS = ("trace, same GPU", "trace, other GPU", "ncu, same GPU", "ncu, other GPU")
 
 
@@ -129,6 +130,9 @@ def predict_rows(gpuperf, splits, jobs, targets=TARGETS):
                 "high": k["time_range_us"][1] if k else None, "calibrated": int(k["time_range_calibrated"]) if k else None,
                 "mode": k["mode"] if k else "", "launch_term": k["launch_overhead_us"] if k else None,
                 "naive": naive_us(k) if k else None, "bottleneck": k["bottleneck"] if k else "",
+                # The kernel's bounds in cycles and its clock: what fit.py combines.
+                **{"bound_" + b: (k["bounds_cycles"].get(b) if k else None) for b in BOUND_COLUMNS},
+                "clock_mhz": k["sm_clock_mhz"] if k else None,
                 "error": "" if k else "; ".join(err) or "launch not in report",
             })
     return rows
@@ -287,7 +291,8 @@ def main():
     ap.add_argument("--from-csv", help="summarise an earlier results/predictions.csv instead of predicting again")
     a = ap.parse_args()
     if a.from_csv:
-        num = {"launch", "truncated", "measured", "pred", "low", "high", "calibrated", "launch_term", "naive"}
+        num = {"launch", "truncated", "measured", "pred", "low", "high", "calibrated", "launch_term", "naive", "clock_mhz",
+               *("bound_" + b for b in BOUND_COLUMNS)}
         rows = [{k: (float(v) if v != "" else None) if k in num else v for k, v in r.items()} for r in csv.DictReader(open(a.from_csv))]
         for r in rows:
             r["truncated"] = int(r["truncated"])

@@ -104,7 +104,8 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("name", &GpuSpec::name)
       .def_readonly("arch", &GpuSpec::arch)
       .def_readwrite("sms", &GpuSpec::sms)
-      .def_readwrite("sm_clock_mhz", &GpuSpec::sm_clock_mhz)
+      // Through the knob: validated, and the DRAM latency keeps its time in ns.
+      .def_property("sm_clock_mhz", [](const GpuSpec& g) { return g.sm_clock_mhz; }, [](GpuSpec& g, double v) { g.set("sm_clock_mhz", v); })
       .def_readwrite("dram_bandwidth_gbs", &GpuSpec::dram_bandwidth_gbs)
       .def_readwrite("dram_efficiency", &GpuSpec::dram_efficiency)
       .def_readwrite("l2_bytes", &GpuSpec::l2_bytes)

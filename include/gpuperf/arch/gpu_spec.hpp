@@ -46,8 +46,14 @@ struct GpuSpec {
   double dram_efficiency = 0.8;
   double l2_bytes = 0;
   double l2_bandwidth_gbs = 0;
-  // Memory latencies in SM cycles (what-if knobs; defaults from the arch table).
+  // Memory latencies in SM cycles at sm_clock_mhz (what-if knobs; defaults from the arch table).
+  // L1, L2 and shared memory run in cycles of the SM clock; DRAM latency is a physical time
+  // (a pointer chase takes the same ns at another core clock, F0:L1436-1445), so it is
+  // converted from the clock it was measured at and rescaled when the clock changes.
   double l1_hit_latency = 0, l2_hit_latency = 0, dram_latency = 0, shared_latency = 0;
+  // SM cycles at sm_clock_mhz per cycle of the clock the arch table's DRAM latencies (and
+  // their loaded-latency curve) were measured at.
+  double dram_cycle_scale = 1.0;
   // Launch terms added to the kernel body, one per prediction target: the kernel's own duration
   // (what a profiler reports) and the time per launch of back-to-back launches (CUDA events).
   double launch_overhead_us = 0;
@@ -81,7 +87,8 @@ struct GpuSpec {
     s.l2_bandwidth_gbs = g.get("l2_bandwidth_gbs");
     s.l1_hit_latency = a.mem("l1_hit_latency_cycles");
     s.l2_hit_latency = a.mem("l2_hit_latency_cycles");
-    s.dram_latency = a.mem("dram_latency_cycles");
+    if (a.memory.count("dram_latency_clock_mhz")) s.dram_cycle_scale = s.sm_clock_mhz / a.mem("dram_latency_clock_mhz");
+    s.dram_latency = a.mem("dram_latency_cycles") * s.dram_cycle_scale;
     s.shared_latency = a.mem("shared_latency_cycles");
     // The arch table's launch_overhead_us was calibrated with back-to-back launches; a GPU's
     // fitted terms (latency_tables/gpus.json) replace it per target.
@@ -94,6 +101,14 @@ struct GpuSpec {
     };
     s.intervals = {interval("simulation_duration"), interval("bounds_duration"), interval("simulation_back_to_back"), interval("bounds_back_to_back")};
     return s;
+  }
+
+  // A clock change keeps the DRAM latency's physical time: its cycles scale with the clock.
+  void set_sm_clock(double mhz) {
+    const double r = sm_clock_mhz > 0 ? mhz / sm_clock_mhz : 1.0;
+    dram_latency *= r;
+    dram_cycle_scale *= r;
+    sm_clock_mhz = mhz;
   }
 
   // Names accepted by set(): the what-if knobs, in the registry's order.
@@ -120,7 +135,8 @@ struct Knob {
 // (sms=2147483648 used to become one SM, a huge alu_latency_scale made kernels faster).
 inline const std::vector<Knob>& knob_registry() {
   static const std::vector<Knob> k = {
-      {"sm_clock_mhz", "MHz", 1, false, 100000, false, "SM clock the cycles are converted with", [](GpuSpec& g, double v) { g.sm_clock_mhz = v; }},
+      {"sm_clock_mhz", "MHz", 1, false, 100000, false, "SM clock the cycles are converted with (DRAM latency keeps its time in ns)",
+       [](GpuSpec& g, double v) { g.set_sm_clock(v); }},
       {"sms", "SMs", 1, false, 65536, true, "number of SMs", [](GpuSpec& g, double v) { g.sms = static_cast<int>(v); }},
       {"dram_bandwidth_gbs", "GB/s", 1e-3, false, 1e7, false, "DRAM bandwidth (theoretical)", [](GpuSpec& g, double v) { g.dram_bandwidth_gbs = v; }},
       {"dram_efficiency", "fraction", 0, true, 1, false, "share of the DRAM bandwidth a streaming kernel reaches", [](GpuSpec& g, double v) { g.dram_efficiency = v; }},
@@ -128,7 +144,7 @@ inline const std::vector<Knob>& knob_registry() {
       {"l2_bandwidth_gbs", "GB/s", 1e-3, false, 1e8, false, "L2 bandwidth", [](GpuSpec& g, double v) { g.l2_bandwidth_gbs = v; }},
       {"l1_hit_latency", "cycles", 1, false, 1e6, false, "L1 hit latency", [](GpuSpec& g, double v) { g.l1_hit_latency = v; }},
       {"l2_hit_latency", "cycles", 1, false, 1e6, false, "L2 hit latency", [](GpuSpec& g, double v) { g.l2_hit_latency = v; }},
-      {"dram_latency", "cycles", 1, false, 1e6, false, "DRAM latency of an idle SM", [](GpuSpec& g, double v) { g.dram_latency = v; }},
+      {"dram_latency", "cycles", 1, false, 1e6, false, "DRAM latency of an idle SM at the current clock", [](GpuSpec& g, double v) { g.dram_latency = v; }},
       {"shared_latency", "cycles", 1, false, 1e6, false, "shared-memory load latency", [](GpuSpec& g, double v) { g.shared_latency = v; }},
       {"launch_overhead_us", "us", 0, false, 1e6, false, "time added to every launch (kernel-duration target)", [](GpuSpec& g, double v) { g.launch_overhead_us = v; }},
       {"launch_back_to_back_us", "us", 0, false, 1e6, false, "time added to every launch (back-to-back target)", [](GpuSpec& g, double v) { g.launch_back_to_back_us = v; }},

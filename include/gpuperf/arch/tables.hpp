@@ -419,7 +419,7 @@ namespace detail {
 struct Range { double lo, hi; };
 inline const std::map<std::string, Range>& memory_ranges() {
   static const std::map<std::string, Range> r = {
-      {"l1_hit_latency_cycles", {5, 200}}, {"l2_hit_latency_cycles", {50, 1000}}, {"dram_latency_cycles", {100, 2000}},
+      {"l1_hit_latency_cycles", {5, 200}}, {"l2_hit_latency_cycles", {50, 1000}}, {"dram_latency_cycles", {100, 2000}}, {"dram_latency_clock_mhz", {100, 4000}},
       {"tlb_miss_penalty_cycles", {0, 5000}}, {"shared_latency_cycles", {5, 100}}, {"const_l1_latency_cycles", {5, 200}},
       {"const_l15_latency_cycles", {10, 500}}, {"const_l2_latency_cycles", {50, 1000}}, {"shared_atomic_latency_cycles", {1, 500}},
       {"global_atomic_latency_cycles", {0, 2000}}, {"l1_wavefronts_per_cycle", {0.1, 8}}, {"shared_wavefronts_per_cycle", {0.1, 8}},

@@ -128,11 +128,12 @@ inline double warm_l2_fraction(const KernelAnalysis& an, const GpuSpec& g) {
 }
 
 // A loaded SM sees a longer DRAM latency: with each resident warp keeping about one request in
-// flight (the measured curve's setup), add what the curve adds over its lightest load.
+// flight (the measured curve's setup), add what the curve adds over its lightest load (its
+// cycles converted to the GPU's clock like the idle latency's).
 inline double loaded_dram_latency(const GpuSpec& g, double warps_per_sm) {
   double l = g.dram_latency;
   if (const Curve* c = g.arch_table().curve("dram_line_latency_vs_warps_per_sm"); c && !c->x.empty())
-    l += bound::loaded_latency_excess(*c, warps_per_sm);
+    l += bound::loaded_latency_excess(*c, warps_per_sm) * g.dram_cycle_scale;
   return l;
 }
 

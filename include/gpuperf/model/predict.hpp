@@ -244,9 +244,11 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   }
   // The kernel: rounds on the busiest SM, bounded by L2, DRAM, the L2's atomic units and the
   // busiest warp's own path.
-  const double sm = sm_cycles(w, rounds.full.cycles, rounds.tail.cycles);
+  const double rounds_cycles = sm_cycles(w, rounds.full.cycles, rounds.tail.cycles);
   const double dram_gbs = g.dram_bandwidth_gbs * g.dram_efficiency;
-  rep.bounds = kernel_scale(rounds.full.bounds, sm, rounds.full.cycles);
+  rep.bounds = kernel_scale(rounds.full.bounds, rounds_cycles, rounds.full.cycles);
+  const double sm = physical_floor(rounds_cycles, rep.bounds);
+  rep.bounds.sm_rounds = sm;
   add_memory_bounds(rep.bounds, rep.memory, an.atomics, g, dram_gbs);
   rep.cycles = std::max({sm, rep.bounds.dram, rep.bounds.l2, rep.bounds.atomics, rep.bounds.busiest_warp});
   rep.target = opt.target;

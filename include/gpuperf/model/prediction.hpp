@@ -87,10 +87,11 @@ struct Bounds {
   double issue = 0, functional_unit = 0, latency = 0, shared_memory = 0, l1 = 0, l2 = 0, dram = 0;
   double atomics = 0;        // L2 atomic units: same-word updates serialize (measured rate curves)
   double busiest_warp = 0;   // kernel: the busiest warp's dependent path (work imbalance), not per round
+  double sm_rounds = 0;      // kernel: the busiest SM's rounds of CTAs (simulated or bounded, floored), not per round
   std::string busiest_unit;  // class of the functional-unit bound
   std::map<std::string, double> as_map() const {
     return {{"issue", issue}, {"functional_unit", functional_unit}, {"latency", latency}, {"shared_memory", shared_memory},
-            {"l1", l1}, {"l2", l2}, {"dram", dram}, {"atomics", atomics}, {"busiest_warp", busiest_warp}};
+            {"l1", l1}, {"l2", l2}, {"dram", dram}, {"atomics", atomics}, {"busiest_warp", busiest_warp}, {"sm_rounds", sm_rounds}};
   }
 };
 

@@ -41,6 +41,13 @@ inline Bounds kernel_scale(Bounds b, double sm_cycles, double round_cycles) {
   return b;
 }
 
+// The busiest SM's time is never below its own issue and functional-unit bounds. A simulated
+// round replays the traced CTAs' warps, which can do less work than the average CTA whose
+// counts set those bounds (sampled traces of kernels with data-dependent loops).
+inline double physical_floor(double sm_cycles, const Bounds& kernel_bounds) {
+  return std::max({sm_cycles, kernel_bounds.issue, kernel_bounds.functional_unit});
+}
+
 // Factor from a full round's stalls to the grid's; a tail round happens once on every SM and
 // is added apart.
 inline double grid_scale(const Waves& w) {
