@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Fits gpuperf's launch terms and calibrated intervals on the validation corpus' TRAIN part.
+"""Fits gpuperf's SM/memory overlap exponents, launch terms and calibrated intervals on the
+validation corpus' TRAIN part.
 
   python3 bench/validation/fit.py [--gpuperf build/gpuperf] [--fitter build/gpuperf_fit] [--date YYYY-MM-DD]
 
 For each GPU with measurements (H100, H200) and each prediction target (duration: vs the ncu
 duration; back-to-back: vs the CUDA-event time per launch) it predicts every launch of the train
 split (split.json) from every input path (traces and ncu profiles of either GPU) with
-`gpuperf report --json`, and hands (body = prediction without its launch term, measured) to
-gpuperf_fit (bench/validation/fit_launch_interval.cpp: Eigen least squares for the launch term,
+`gpuperf report --json`, and hands each row's parts (the SM's time, DRAM and L2 transfer times, the atomics or busiest-warp floor, and the measured time) to
+gpuperf_fit (bench/validation/fit_launch_interval.cpp: a grid choice of the overlap exponent per
+model mode, Eigen least squares for the launch term,
 Boost.Math Student-t interval of log(measured / predicted) per model mode). Traces the tracer
 cut short are left out (they hold only the first instructions of their CTAs). The values are
 written into latency_tables/gpus.json with the provenance `fitted on validation train split
@@ -45,6 +47,14 @@ def write_tables(fit, train_suites, date, path):
         key = "fitted-validation-train-" + gpu
         cat["sources"][key] = {"kind": "fitted", "on": on, "gpu": gpu, "tool": "bench/validation/fit.py", "date": date,
                                "note": "fitted on %s, %s, %s" % (on, gpu, date)}
+        ex = per_target.pop("overlap_exponent", None)
+        for mode in ("simulation", "bounds"):
+            k = "overlap_exponent_" + mode
+            entry.pop(k, None)
+            if ex and ex[mode] > 0:  # 0: the largest part fitted best; leave the key out
+                entry[k] = {"value": ex[mode], "source": key,
+                            "note": "grid choice by mean |log(measured / predicted)| over %d train predictions of both modes: %.3f (%.3f with perfect overlap)" % (
+                                ex["n"], ex["mean_abs_log_error"], ex["mean_abs_log_error_without"])}
         for target, f in per_target.items():
             t = target.replace("-", "_")
             entry["launch_" + t + "_us"] = {
@@ -76,8 +86,12 @@ def main():
         tsv = open(a.rows).read()
     else:
         rows = training_rows(a.gpuperf, a.jobs)
-        tsv = "# gpu target mode split body_us measured_us (train part; body: the prediction without its launch term)\n" + "".join(
-            "%s\t%s\t%s\t%s\t%.6g\t%.6g\n" % (r["gpu"], r["target"], r["mode"], r["split"], max(0.0, r["pred"] - r["launch_term"]), r["measured"])
+        def us(r, *bounds):
+            return max(r["bound_" + b] or 0.0 for b in bounds) / r["clock_mhz"]
+        tsv = "# gpu target mode split sm_us dram_us l2_us floor_us measured_us (train part; floor: atomics or busiest warp)\n" + "".join(
+            "%s\t%s\t%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\n" % (
+                r["gpu"], r["target"], r["mode"], r["split"], us(r, "sm_rounds"), us(r, "dram"), us(r, "l2"),
+                us(r, "atomics", "busiest_warp"), r["measured"])
             for r in rows)
         os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
         with open(os.path.join(HERE, "results", "fit_rows.tsv"), "w") as f:

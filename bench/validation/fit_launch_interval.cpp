@@ -1,12 +1,18 @@
-// Fits, per GPU and prediction target, the launch term and the calibrated interval from the
-// training part of the validation corpus (driven by fit.py, which gathers the rows).
+// Fits, per GPU, how the SM's time overlaps the memory transfers and, per prediction target,
+// the launch term and the calibrated interval, from the training part of the validation
+// corpus (driven by fit.py, which gathers the rows).
 //
 //   gpuperf_fit < rows.tsv > fit.json
 //
-// Each input row: gpu, target (duration|back-to-back), mode (simulation|bounds), split,
-// body_us (the prediction without its launch term), measured_us. A row of any split other
-// than "train" is an error: nothing is ever fitted on the test part.
+// Each input row: gpu, target (duration|back-to-back), mode (simulation|bounds), split, and in
+// microseconds sm (the busiest SM's rounds), dram, l2 (transfer times), floor (the larger of
+// the atomics and busiest-warp bounds) and measured. A row of any split other than "train" is
+// an error: nothing is ever fitted on the test part.
 //
+// Overlap exponent p per model mode: the body is max(||(sm, dram, l2)||_p, floor) (gpuperf's
+// bound::overlap); p is chosen on a grid (with "not fitted", the largest part, among the
+// candidates) by the mean |log(measured / predicted)| over the GPU's rows, with each target's
+// launch term re-fitted for every candidate.
 // Launch term L: minimises sum_i w_i ((body_i + L - m_i) / m_i)^2 over 0 <= L <= 50 us, a
 // one-column weighted least-squares problem solved with Eigen; the weights are Huber's
 // (relative residual beyond 25 %), iterated, so a few kernels the model gets wrong otherwise
@@ -28,14 +34,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuperf/model/bounds.hpp"
 #include "gpuperf/model/interval.hpp"
 
 namespace {
 
 struct Row {
-  std::string mode;
-  double body = 0, measured = 0;
+  std::string target, mode;
+  double sm = 0, dram = 0, l2 = 0, floor = 0, measured = 0;
+  double body = 0;  // with the chosen overlap exponent
 };
+
+// Candidate exponents; 0 is "not fitted": the largest part, as without an exponent.
+constexpr double kExponents[] = {0, 1.25, 1.5, 1.75, 2, 2.5, 3, 4, 6, 8};
+
+double body_us(const Row& r, double p) { return std::max(gpuperf::bound::overlap(r.sm, r.dram, r.l2, p), r.floor); }
 
 struct LaunchFit {
   double value = 0, stderr_us = 0;
@@ -87,29 +100,62 @@ std::pair<double, double> mape(const std::vector<Row>& rows, double L, double sh
 
 int main() {
   using nlohmann::json;
-  std::map<std::pair<std::string, std::string>, std::vector<Row>> groups;  // (gpu, target)
+  std::map<std::string, std::vector<Row>> by_gpu;
   std::string line;
   int lineno = 0;
   while (std::getline(std::cin, line)) {
     ++lineno;
     if (line.empty() || line[0] == '#') continue;
     std::istringstream in(line);
-    std::string gpu, target, mode, split;
+    std::string gpu, split;
     Row r;
-    if (!(in >> gpu >> target >> mode >> split >> r.body >> r.measured)) {
-      std::fprintf(stderr, "gpuperf_fit: stdin line %d: expected gpu target mode split body_us measured_us\n", lineno);
+    if (!(in >> gpu >> r.target >> r.mode >> split >> r.sm >> r.dram >> r.l2 >> r.floor >> r.measured)) {
+      std::fprintf(stderr, "gpuperf_fit: stdin line %d: expected gpu target mode split sm_us dram_us l2_us floor_us measured_us\n", lineno);
       return 1;
     }
     if (split != "train") {
       std::fprintf(stderr, "gpuperf_fit: stdin line %d: split '%s': only the train part may be fitted on\n", lineno, split.c_str());
       return 1;
     }
-    if ((mode != "simulation" && mode != "bounds") || (target != "duration" && target != "back-to-back") || !(r.measured > 0) || !(r.body >= 0)) {
+    if ((r.mode != "simulation" && r.mode != "bounds") || (r.target != "duration" && r.target != "back-to-back") || !(r.measured > 0) ||
+        !(r.sm >= 0) || !(r.dram >= 0) || !(r.l2 >= 0) || !(r.floor >= 0)) {
       std::fprintf(stderr, "gpuperf_fit: stdin line %d: bad mode, target or times\n", lineno);
       return 1;
     }
-    r.mode = mode;
-    groups[{gpu, target}].push_back(r);
+    by_gpu[gpu].push_back(r);
+  }
+  // Per GPU: the exponents (simulation, bounds) with the smallest mean |log error|, each
+  // target's launch term re-fitted for every pair.
+  std::map<std::pair<std::string, std::string>, std::vector<Row>> groups;  // (gpu, target)
+  json exponents = json::object();
+  for (auto& [gpu, all] : by_gpu) {
+    auto score = [&, &all = all](double ps, double pb) {
+      std::map<std::string, std::vector<Row>> per_target;
+      for (Row r : all) {
+        r.body = body_us(r, r.mode == "simulation" ? ps : pb);
+        per_target[r.target].push_back(r);
+      }
+      double sum = 0;
+      std::size_t n = 0;
+      for (auto& [t, rows] : per_target) {
+        const double L = fit_launch(rows).value;
+        for (auto& r : rows) { sum += std::abs(std::log(r.measured / (r.body + L))); ++n; }
+      }
+      return n ? sum / double(n) : 0.0;
+    };
+    double best_s = 0, best_b = 0, best = score(0, 0);
+    const double without = best;
+    for (double ps : kExponents)
+      for (double pb : kExponents) {
+        const double x = score(ps, pb);
+        if (x < best - 1e-9) { best = x; best_s = ps; best_b = pb; }
+      }
+    exponents[gpu] = {{"simulation", best_s}, {"bounds", best_b}, {"mean_abs_log_error", best}, {"mean_abs_log_error_without", without},
+                      {"n", all.size()}};
+    for (Row r : all) {
+      r.body = body_us(r, r.mode == "simulation" ? best_s : best_b);
+      groups[{gpu, r.target}].push_back(r);
+    }
   }
   json out = json::object();
   for (auto& [key, rows] : groups) {
@@ -146,6 +192,7 @@ int main() {
     }
     out[key.first][key.second] = g;
   }
+  for (auto& [gpu, e] : exponents.items()) out[gpu]["overlap_exponent"] = e;
   std::cout << out.dump(1) << "\n";
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <numeric>
 #include <sstream>
@@ -485,6 +486,19 @@ TEST_CASE("memory model: DRAM latency is a physical time, converted from the clo
     CHECK(loaded_dram_latency(slow, warps) / slow.sm_clock_mhz == doctest::Approx(loaded_dram_latency(h, warps) / h.sm_clock_mhz));
 }
 
+TEST_CASE("overlap: the p-norm of the SM and memory times, never below the largest") {
+  CHECK(bound::overlap(3, 4, 0, 2) == doctest::Approx(5));
+  CHECK(bound::overlap(3, 4, 0, 1) == doctest::Approx(7));
+  CHECK(bound::overlap(3, 4, 0, 0) == 4);  // not fitted: perfect overlap
+  CHECK(bound::overlap(3, 4, 0, std::numeric_limits<double>::infinity()) == 4);
+  CHECK(bound::overlap(0, 0, 0, 2) == 0);
+  for (double p : {1.0, 1.5, 2.0, 4.0, 64.0}) CHECK(bound::overlap(1e9, 1, 1e-3, p) >= 1e9);
+  // A GPU without a fitted exponent predicts as before: the largest part.
+  auto v = GpuSpec::from_catalog(tables(), "v100");
+  CHECK(v.overlap_exponent_simulation == 0);
+  CHECK(v.overlap_exponent_bounds == 0);
+}
+
 TEST_CASE("bottleneck: the largest bound wins, ties as the report always broke them; occupancy and launch") {
   auto g = GpuSpec::from_catalog(tables(), "v100");
   Occupancy o;
@@ -502,7 +516,14 @@ TEST_CASE("bottleneck: the largest bound wins, ties as the report always broke t
   Bounds d;
   d.latency = 1e5;
   d.dram = 2e5;
+  d.sm_and_memory = 2e5;
   CHECK(classify_bottleneck(d, 2e5, 1e5, o, w, 0, g).kind == Bottleneck::dram);
+  // Imperfect overlap: the combined time exceeds every part, and its largest part names it.
+  d.sm_and_memory = bound::overlap(1e5, d.dram, 0, 2);
+  CHECK(classify_bottleneck(d, d.sm_and_memory, 1e5, o, w, 0, g).kind == Bottleneck::dram);
+  d.l2 = 3e5;
+  d.sm_and_memory = bound::overlap(1e5, d.dram, d.l2, 2);
+  CHECK(classify_bottleneck(d, d.sm_and_memory, 1e5, o, w, 0, g).kind == Bottleneck::l2);
   Bounds l;
   l.latency = 1e5;
   CHECK(classify_bottleneck(l, 1e5, 1e5, o, w, 0, g).kind == Bottleneck::latency);

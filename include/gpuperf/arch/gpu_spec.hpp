@@ -59,6 +59,10 @@ struct GpuSpec {
   double launch_overhead_us = 0;
   double launch_back_to_back_us = 0;
   double alu_latency_scale = 1.0;  // scales every ALU class latency (what-if)
+  // How the SM's time and the DRAM and L2 transfer times overlap, per model mode: the
+  // exponent of their p-norm (bound::overlap), fitted on a measured corpus; 0: not fitted,
+  // perfect overlap (the largest).
+  double overlap_exponent_simulation = 0, overlap_exponent_bounds = 0;
   CalibratedIntervals intervals;
 
   static std::string fmt(double d) {
@@ -94,6 +98,8 @@ struct GpuSpec {
     // fitted terms (latency_tables/gpus.json) replace it per target.
     s.launch_overhead_us = g.has("launch_duration_us") ? g.get("launch_duration_us") : a.mem("launch_overhead_us");
     s.launch_back_to_back_us = g.has("launch_back_to_back_us") ? g.get("launch_back_to_back_us") : a.mem("launch_overhead_us");
+    s.overlap_exponent_simulation = g.has("overlap_exponent_simulation") ? g.get("overlap_exponent_simulation") : 0;
+    s.overlap_exponent_bounds = g.has("overlap_exponent_bounds") ? g.get("overlap_exponent_bounds") : 0;
     auto interval = [&](const std::string& which) -> std::optional<LogInterval> {
       const std::string lo = "interval_" + which + "_log_low", hi = "interval_" + which + "_log_high";
       if (!g.has(lo) || !g.has(hi)) return std::nullopt;

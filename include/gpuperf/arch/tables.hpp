@@ -469,11 +469,12 @@ inline const std::map<std::string, Range>& gpu_ranges() {
   return r;
 }
 // Optional per-GPU values (fitted on a measured corpus): the launch term of each prediction
-// target, and the log(measured / predicted) bounds of the calibrated interval per model mode
+// target, the exponent of the SM/memory overlap per model mode, and the log(measured / predicted) bounds of the calibrated interval per model mode
 // and target. Absent: the arch table's launch_overhead_us and the uncalibrated range apply.
 inline const std::map<std::string, Range>& gpu_optional_ranges() {
   static const std::map<std::string, Range> r = [] {
-    std::map<std::string, Range> m = {{"launch_duration_us", {0, 50}}, {"launch_back_to_back_us", {0, 50}}};
+    std::map<std::string, Range> m = {{"launch_duration_us", {0, 50}}, {"launch_back_to_back_us", {0, 50}},
+                                      {"overlap_exponent_simulation", {1, 64}}, {"overlap_exponent_bounds", {1, 64}}};
     for (const char* mode : {"simulation", "bounds"})
       for (const char* target : {"duration", "back_to_back"})
         for (const char* end : {"low", "high"}) m[std::string("interval_") + mode + "_" + target + "_log_" + end] = {-10, 10};

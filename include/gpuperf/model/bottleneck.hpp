@@ -33,9 +33,11 @@ inline BottleneckCall classify_bottleneck(const Bounds& B, double cycles, double
                                           double tail_cycles, const GpuSpec& g) {
   BottleneckCall c;
   Bottleneck b;
+  // The SM/memory overlap sets the time (or ties): its largest part names it.
+  const bool overlap_sets = cycles == B.sm_and_memory;
   if (cycles == B.busiest_warp && B.busiest_warp > sm_cycles) b = Bottleneck::imbalance;
-  else if (cycles == B.dram && B.dram >= sm_cycles) b = Bottleneck::dram;
-  else if (cycles == B.l2 && B.l2 >= sm_cycles) b = Bottleneck::l2;
+  else if (overlap_sets && B.dram >= sm_cycles && B.dram >= B.l2) b = Bottleneck::dram;
+  else if (overlap_sets && B.l2 >= sm_cycles) b = Bottleneck::l2;
   else if (cycles == B.atomics && B.atomics >= sm_cycles) b = Bottleneck::atomics;
   else {
     b = round_bottleneck(B);

@@ -88,10 +88,12 @@ struct Bounds {
   double atomics = 0;        // L2 atomic units: same-word updates serialize (measured rate curves)
   double busiest_warp = 0;   // kernel: the busiest warp's dependent path (work imbalance), not per round
   double sm_rounds = 0;      // kernel: the busiest SM's rounds of CTAs (simulated or bounded, floored), not per round
+  double sm_and_memory = 0;  // kernel: sm_rounds, dram and l2 combined as they overlap (bound::overlap)
   std::string busiest_unit;  // class of the functional-unit bound
   std::map<std::string, double> as_map() const {
     return {{"issue", issue}, {"functional_unit", functional_unit}, {"latency", latency}, {"shared_memory", shared_memory},
-            {"l1", l1}, {"l2", l2}, {"dram", dram}, {"atomics", atomics}, {"busiest_warp", busiest_warp}, {"sm_rounds", sm_rounds}};
+            {"l1", l1}, {"l2", l2}, {"dram", dram}, {"atomics", atomics}, {"busiest_warp", busiest_warp}, {"sm_rounds", sm_rounds},
+            {"sm_and_memory", sm_and_memory}};
   }
 };
 
