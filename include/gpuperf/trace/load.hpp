@@ -1,7 +1,7 @@
-// Input detection by content (never by file extension) and loading into an Application.
-// Accepts: an Accel-Sim kernel file, a kernelslist(.g), a folder of either; a PPT-GPU app
-// folder; ncu source+raw CSVs (two files or a folder); a SASS listing (joined to the other
-// inputs by instruction sequence, or predicted alone as a static program).
+// Loading inputs into an Application: each file's format is detected by content (never by file
+// extension) through the registry in trace/formats.hpp (Accel-Sim kernel files and kernelslists,
+// PPT-GPU app folders, ncu source+raw CSVs, SASS listings), launches are selected, and the
+// selected Accel-Sim kernel bodies are read, joined to any SASS listing.
 #pragma once
 
 #include <cxxabi.h>
@@ -22,62 +22,10 @@
 
 #include "gpuperf/parallel.hpp"
 #include "gpuperf/trace/accelsim_reader.hpp"
-#include "gpuperf/trace/ncu_reader.hpp"
-#include "gpuperf/trace/pptgpu_reader.hpp"
-#include "gpuperf/trace/sass_listing_reader.hpp"
+#include "gpuperf/trace/formats.hpp"
+#include "gpuperf/trace/input_format.hpp"
 
 namespace gpuperf {
-
-enum class InputKind { accelsim_kernel, accelsim_kernelslist, pptgpu_app_config, ncu_source, ncu_raw, ncu_details, sass_listing, unknown };
-
-inline const char* to_string(InputKind k) {
-  switch (k) {
-    case InputKind::accelsim_kernel: return "Accel-Sim kernel trace";
-    case InputKind::accelsim_kernelslist: return "Accel-Sim kernelslist";
-    case InputKind::pptgpu_app_config: return "PPT-GPU app_config.py";
-    case InputKind::ncu_source: return "Nsight Compute source page CSV";
-    case InputKind::ncu_raw: return "Nsight Compute raw page CSV";
-    case InputKind::ncu_details: return "Nsight Compute details page CSV";
-    case InputKind::sass_listing: return "SASS listing";
-    default: return "unknown";
-  }
-}
-
-inline InputKind detect_file(const std::string& path) {
-  std::string head;
-  try { head = peek_text(path, 4096); } catch (const IoError&) { throw; }
-  std::string_view h = head;
-  while (!h.empty() && (h.front() == '\n' || h.front() == '\r' || h.front() == ' ' || h.front() == '\t')) h.remove_prefix(1);
-  if (h.empty()) return InputKind::unknown;
-  if (scan::starts_with(h, "-kernel name") || scan::starts_with(h, "#BEGIN_TB") || scan::starts_with(h, "-kernel id") ||
-      scan::starts_with(h, "-grid dim") || scan::starts_with(h, "-block dim"))
-    return InputKind::accelsim_kernel;
-  if (looks_like_ncu_source(h)) return InputKind::ncu_source;
-  if (looks_like_ncu_raw(h)) return InputKind::ncu_raw;
-  if (scan::starts_with(h, "\"ID\",") && h.find("\"Section Name\"") != std::string_view::npos) return InputKind::ncu_details;
-  if (scan::starts_with(h, "code for sm_") || scan::starts_with(h, "Fatbin") || h.find("Function :") != std::string_view::npos ||
-      h.find("\n.text.") != std::string_view::npos || scan::starts_with(h, ".target") || scan::starts_with(h, ".headerflags") ||
-      h.find("\t.target\tsm_") != std::string_view::npos || h.find("//-----") != std::string_view::npos)
-    return InputKind::sass_listing;
-  if (h.find("= {") != std::string_view::npos && h.find("\"kernel_name\"") != std::string_view::npos) return InputKind::pptgpu_app_config;
-  // kernelslist: every non-empty line is a Memcpy command or a file name ending in .trace/.traceg(+compression)
-  {
-    bool all = true, any = false;
-    std::size_t p = 0;
-    while (p < h.size()) {
-      auto e = h.find('\n', p);
-      auto l = scan::trim(h.substr(p, e == std::string_view::npos ? std::string_view::npos : e - p));
-      p = e == std::string_view::npos ? h.size() : e + 1;
-      if (l.empty()) continue;
-      if (e == std::string_view::npos && head.size() == 4096) break;  // partial last line
-      any = true;
-      bool ok = scan::starts_with(l, "Memcpy") || l.find(".trace") != std::string_view::npos;
-      if (!ok) { all = false; break; }
-    }
-    if (any && all) return InputKind::accelsim_kernelslist;
-  }
-  return InputKind::unknown;
-}
 
 inline std::string demangle(const std::string& name) {
   int status = 0;
@@ -218,120 +166,51 @@ auto io_guard(const std::string& what, F&& f) -> decltype(f()) {
   }
 }
 
-// The same file named twice (by any path) would be predicted twice.
-inline void refuse_duplicates(const std::vector<std::string>& files, const std::string& where) {
-  std::map<std::pair<std::uintmax_t, std::uintmax_t>, std::string> seen;
-  for (auto& f : files) {
-    struct stat st {};
-    if (::stat(f.c_str(), &st) != 0) continue;
-    auto [it, fresh] = seen.emplace(std::make_pair(std::uintmax_t(st.st_dev), std::uintmax_t(st.st_ino)), f);
-    if (!fresh) throw FormatError(where + ": names " + f + " twice (first as " + it->second + "); each input is read once");
+// A folder given as input: the file that makes it one input (a kernelslist, an app_config.py),
+// else its files of the formats read from folders, by name.
+inline void add_folder(const std::string& dir, std::vector<std::pair<std::string, const InputFormat*>>& files) {
+  namespace fs = std::filesystem;
+  for (const auto& f : input_formats())
+    if (f.folder_input)
+      if (auto whole = f.folder_input(dir)) {
+        files.emplace_back(*whole, &f);
+        return;
+      }
+  std::vector<std::string> entries;
+  for (auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file()) entries.push_back(e.path().string());
+  std::sort(entries.begin(), entries.end(), natural_less);
+  for (auto& e : entries) {
+    const InputFormat* f = nullptr;
+    try { f = detect_file(e); } catch (const IoError&) { continue; }
+    if (f && f->read_from_folder) files.emplace_back(e, f);
   }
 }
-}  // namespace detail
-
-namespace detail {
-// One launch of the input before its trace body is read: an Accel-Sim kernel file still to be
-// parsed, or a kernel that another reader produced whole (with its measurement).
-struct PendingKernel {
-  std::string file;  // the Accel-Sim kernel file to read when `kernel` is empty
-  std::optional<Kernel> kernel;
-  Measurement measured;
-};
-
-// What the inputs hold, in launch order, with no Accel-Sim kernel body read yet.
-struct InputPlan {
-  std::vector<PendingKernel> launches;
-  std::vector<Kernel> listing;  // SASS listing functions to join into the launches
-  std::vector<MemcpyCommand> memcpys;
-  std::string device_name;
-};
 
 inline InputPlan plan_unguarded(const std::vector<std::string>& paths) {
   namespace fs = std::filesystem;
-  std::vector<std::pair<std::string, InputKind>> files;
+  std::vector<std::pair<std::string, const InputFormat*>> files;
   for (auto& p : paths) {
     if (!fs::exists(p)) throw IoError(p + ": no such file or directory");
-    if (fs::is_directory(p)) {
-      std::vector<std::string> entries;
-      for (auto& e : fs::directory_iterator(p))
-        if (e.is_regular_file()) entries.push_back(e.path().string());
-      std::sort(entries.begin(), entries.end(), natural_less);
-      bool has_list = false;
-      for (auto& e : entries) {
-        auto fn = fs::path(e).filename().string();
-        if (fn == "kernelslist.g" || (fn == "kernelslist" && !fs::exists(fs::path(p) / "kernelslist.g"))) {
-          files.emplace_back(e, InputKind::accelsim_kernelslist);
-          has_list = true;
-        }
-      }
-      if (has_list) continue;
-      if (fs::exists(fs::path(p) / "app_config.py")) { files.emplace_back((fs::path(p) / "app_config.py").string(), InputKind::pptgpu_app_config); continue; }
-      for (auto& e : entries) {
-        InputKind k = InputKind::unknown;
-        try { k = detect_file(e); } catch (const IoError&) { continue; }
-        if (k == InputKind::ncu_source || k == InputKind::ncu_raw || k == InputKind::sass_listing || k == InputKind::accelsim_kernel)
-          files.emplace_back(e, k);
-      }
-      continue;
-    }
-    files.emplace_back(p, detect_file(p));
+    if (fs::is_directory(p)) add_folder(p, files);
+    else files.emplace_back(p, detect_file(p));
   }
   InputPlan plan;
-  std::string ncu_src, ncu_raw, empty_list;
-  auto pending_file = [&](const std::string& f) { plan.launches.push_back(PendingKernel{f, std::nullopt, {}}); };
-  auto loaded = [&](Kernel&& k, Measurement m = {}) { plan.launches.push_back(PendingKernel{{}, std::move(k), std::move(m)}); };
-  for (auto& [f, kind] : files) {
-    switch (kind) {
-      case InputKind::accelsim_kernel: pending_file(f); break;
-      case InputKind::accelsim_kernelslist: {
-        auto kl = read_kernelslist(f);
-        detail::refuse_duplicates(kl.kernel_files, f);
-        if (kl.kernel_files.empty()) empty_list = f;
-        plan.memcpys.insert(plan.memcpys.end(), kl.memcpys.begin(), kl.memcpys.end());
-        for (auto& kf : kl.kernel_files) pending_file(kf);
-        break;
-      }
-      case InputKind::pptgpu_app_config: {
-        auto a = read_pptgpu_app(fs::path(f).parent_path().string());
-        for (auto& k : a.kernels) loaded(std::move(k));
-        break;
-      }
-      case InputKind::ncu_source:
-        if (!ncu_src.empty()) throw FormatError(f + ": a second ncu source page (first: " + ncu_src + "); pass one report's pages at a time");
-        ncu_src = f;
-        break;
-      case InputKind::ncu_raw:
-        if (!ncu_raw.empty()) throw FormatError(f + ": a second ncu raw page (first: " + ncu_raw + "); pass one report's pages at a time");
-        ncu_raw = f;
-        break;
-      case InputKind::ncu_details: break;  // measured sections only; not needed
-      case InputKind::sass_listing: {
-        auto l = read_sass_listing(f);
-        for (auto& k : l) plan.listing.push_back(std::move(k));
-        break;
-      }
-      default:
-        throw FormatError(f + ": unrecognised input (expected an Accel-Sim .trace/.traceg or kernelslist, a PPT-GPU app folder, "
-                              "Nsight Compute source/raw CSV pages, or a cuobjdump/nvdisasm SASS listing)");
-    }
+  for (auto& [f, format] : files) {
+    if (!format) throw FormatError(f + ": unrecognised input (" + kExpectedInputs + ")");
+    format->read(f, plan);
   }
-  if (!ncu_src.empty() || !ncu_raw.empty()) {
-    if (ncu_src.empty() || ncu_raw.empty())
-      throw FormatError((ncu_src.empty() ? ncu_raw : ncu_src) + ": Nsight Compute input needs both the source page (--page source --print-source sass --csv) and the raw page (--page raw --csv)");
-    auto a = join_ncu(ncu_src, ncu_raw);
-    for (std::size_t i = 0; i < a.kernels.size(); ++i) loaded(std::move(a.kernels[i]), i < a.measurements.size() ? a.measurements[i] : Measurement{});
-    plan.device_name = a.device_name;
-  }
+  for (const auto& format : input_formats())
+    if (format.finish) format.finish(plan);
   // A listing alone becomes one static kernel per function (no counts).
   if (plan.launches.empty() && !plan.listing.empty()) {
     for (auto& k : plan.listing) {
       k.warnings.push_back("static listing only: no execution counts; each instruction is assumed to execute once per warp");
-      loaded(std::move(k));
+      plan.add_loaded(std::move(k));
     }
     plan.listing.clear();
   }
-  if (plan.launches.empty()) throw ModelError(empty_list.empty() ? std::string("no kernels found in the given input") : empty_list + ": lists no kernel files");
+  if (plan.launches.empty()) throw ModelError(plan.empty_list.empty() ? std::string("no kernels found in the given input") : plan.empty_list + ": lists no kernel files");
   return plan;
 }
 
@@ -456,7 +335,7 @@ template <class Work, class Emit>
 void for_each_kernel(const std::vector<std::string>& paths, const LoadOptions& opt, Work&& work, Emit&& emit) {
   detail::refuse_duplicates(paths, "the command line");
   std::string where = paths.empty() ? std::string("<no input>") : paths.front();
-  detail::InputPlan plan = detail::io_guard(where, [&] { return detail::plan_unguarded(paths); });
+  InputPlan plan = detail::io_guard(where, [&] { return detail::plan_unguarded(paths); });
   auto chosen = detail::io_guard(where, [&] { return detail::select_launches(plan, opt); });
   using Result = decltype(work(std::declval<Kernel&&>(), std::declval<const Measurement&>(), std::size_t{}));
   std::size_t batch = opt.jobs == 0 ? hardware_jobs() : opt.jobs;
