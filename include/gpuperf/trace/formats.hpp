@@ -1,11 +1,13 @@
 // The input formats, in the order they are asked to claim a file or a folder. A new reader is
-// one file under trace/formats/ plus its #include and its line here.
+// one file under trace/formats/ plus its #include and its line here. Part of the loader's
+// definitions (see load_impl.hpp): include load.hpp to use them.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "gpuperf/config.hpp"
 #include "gpuperf/trace/byte_source.hpp"
 #include "gpuperf/trace/formats/accelsim.hpp"
 #include "gpuperf/trace/formats/ncu.hpp"
@@ -15,7 +17,7 @@
 
 namespace gpuperf {
 
-inline const std::vector<InputFormat>& input_formats() {
+GPUPERF_FUNC const std::vector<InputFormat>& input_formats() {
   static const std::vector<InputFormat> all = {
       formats::accelsim_kernel(),
       formats::ncu_source(),
@@ -34,38 +36,28 @@ inline constexpr const char* kExpectedInputs =
     "Nsight Compute source/raw CSV pages, or a cuobjdump/nvdisasm SASS listing";
 
 // The format with this id, or nullptr.
-inline const InputFormat* find_input_format(std::string_view id) {
+GPUPERF_FUNC const InputFormat* find_input_format(std::string_view id) {
   for (const auto& f : input_formats())
     if (f.id == id) return &f;
   return nullptr;
 }
 
 // The first format that claims this head, or nullptr.
-inline const InputFormat* sniff_input(const FileHead& head) {
+GPUPERF_FUNC const InputFormat* sniff_input(const FileHead& head) {
   if (head.text.empty()) return nullptr;
   for (const auto& f : input_formats())
     if (f.sniff(head)) return &f;
   return nullptr;
 }
 
-// The bytes formats are recognised by: a file's first 4 KiB, decompressed.
-inline constexpr std::size_t kSniffBytes = 4096;
-
-// The head of `bytes` (peek_text(path, kSniffBytes)) as the sniffers see it.
-inline FileHead file_head(std::string_view bytes) {
-  FileHead h{bytes, bytes.size() == kSniffBytes};
-  while (!h.text.empty() && (h.text.front() == '\n' || h.text.front() == '\r' || h.text.front() == ' ' || h.text.front() == '\t')) h.text.remove_prefix(1);
-  return h;
-}
-
 // A file's format, by its content (never its name): nullptr when no format claims it.
-inline const InputFormat* detect_file(const std::string& path) {
+GPUPERF_FUNC const InputFormat* detect_file(const std::string& path) {
   std::string bytes = peek_text(path, kSniffBytes);
   return sniff_input(file_head(bytes));
 }
 
 // The id of a file's format, "unknown" when none claims it.
-inline std::string_view detect_kind(const std::string& path) {
+GPUPERF_FUNC std::string_view detect_kind(const std::string& path) {
   const InputFormat* f = detect_file(path);
   return f ? f->id : std::string_view("unknown");
 }

@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -23,6 +24,16 @@ struct FileHead {
   std::string_view text;
   bool cut = false;  // the file goes on past these bytes (the last line may be partial)
 };
+
+// The bytes formats are recognised by: a file's first 4 KiB, decompressed.
+inline constexpr std::size_t kSniffBytes = 4096;
+
+// The head of `bytes` (peek_text(path, kSniffBytes)) as the sniffers see it.
+inline FileHead file_head(std::string_view bytes) {
+  FileHead h{bytes, bytes.size() == kSniffBytes};
+  while (!h.text.empty() && (h.text.front() == '\n' || h.text.front() == '\r' || h.text.front() == ' ' || h.text.front() == '\t')) h.text.remove_prefix(1);
+  return h;
+}
 
 namespace detail {
 // One launch of the input before its trace body is read: an Accel-Sim kernel file still to be
