@@ -219,7 +219,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("listed_kernel_files", [](const std::string& path) {
     py::gil_scoped_release nogil;
     std::vector<std::string> out;
-    if (detect_file(path) == InputKind::accelsim_kernelslist) out = read_kernelslist(path).kernel_files;
+    if (detect_kind(path) == "accelsim_kernelslist") out = read_kernelslist(path).kernel_files;
     return out;
   });
   m.def("hardware_jobs", &hardware_jobs, "threads used for jobs=0: every core");

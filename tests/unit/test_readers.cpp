@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "gpuperf/gpuperf.hpp"
@@ -134,7 +136,7 @@ TEST_CASE("compressed traces: xz, gzip and zstd, detected by content") {
     write_file(tmp_path("c.bin"), std::string(out.data(), n));
   }
   for (auto name : {"a.bin", "b.bin", "c.bin"}) {
-    CHECK(detect_file(tmp_path(name)) == InputKind::accelsim_kernel);
+    CHECK(detect_kind(tmp_path(name)) == "accelsim_kernel");
     Kernel k = AccelSimKernelReader::read(tmp_path(name));
     CHECK(k.dyn.size() == 12);
     CHECK(k.warps.size() == 3);
@@ -253,11 +255,11 @@ TEST_CASE("PPT-GPU app folder: dicts read as data, representative CTA") {
 TEST_CASE("format detection ignores file names") {
   std::string p = tmp_path("looks_like.csv");
   std::filesystem::copy_file(kAs + "/v5_modes.traceg", p, std::filesystem::copy_options::overwrite_existing);
-  CHECK(detect_file(p) == InputKind::accelsim_kernel);
+  CHECK(detect_kind(p) == "accelsim_kernel");
   std::filesystem::remove(p);
-  CHECK(detect_file(kFix + "/devsample/ncu_raw.csv.xz") == InputKind::ncu_raw);
-  CHECK(detect_file(kFix + "/devsample/devkernels_sm90.nvdisasm.sass.xz") == InputKind::sass_listing);
-  CHECK(detect_file(kAs + "/kernelslist.g") == InputKind::accelsim_kernelslist);
+  CHECK(detect_kind(kFix + "/devsample/ncu_raw.csv.xz") == "ncu_raw");
+  CHECK(detect_kind(kFix + "/devsample/devkernels_sm90.nvdisasm.sass.xz") == "sass_listing");
+  CHECK(detect_kind(kAs + "/kernelslist.g") == "accelsim_kernelslist");
 }
 
 // Found by the public validation corpus: gpuperf's own tracer prints the CUstream handle, a
@@ -403,4 +405,47 @@ TEST_CASE("line readers reuse one spare buffer: many files read in turn give the
   }
   std::filesystem::remove(a);
   std::filesystem::remove(b);
+}
+
+TEST_CASE("input format registry: every format claims its own fixture and no other format does") {
+  // One sample per registered format; a format added without one fails here.
+  const std::map<std::string, std::string> fixture = {
+      {"accelsim_kernel", kAs + "/v5_modes.traceg"},
+      {"accelsim_kernelslist", kAs + "/kernelslist.g"},
+      {"pptgpu_app_config", kFix + "/formats/pptgpu_app/app_config.py"},
+      {"ncu_source", kFix + "/devsample/ncu_source.csv.xz"},
+      {"ncu_raw", kFix + "/devsample/ncu_raw.csv.xz"},
+      {"ncu_details", kFix + "/formats/ncu_details.csv"},
+      {"sass_listing", kFix + "/devsample/devkernels_sm90.cuobjdump.sass.xz"},
+  };
+  std::set<std::string> ids, names;
+  for (const auto& f : input_formats()) {
+    CAPTURE(f.id);
+    CHECK(ids.insert(std::string(f.id)).second);
+    CHECK(names.insert(std::string(f.name)).second);
+    REQUIRE((f.sniff != nullptr));
+    REQUIRE((f.read != nullptr));
+    CHECK(find_input_format(f.id) == &f);
+    auto it = fixture.find(std::string(f.id));
+    REQUIRE_MESSAGE(it != fixture.end(), "no fixture for input format ", f.id);
+    CHECK(detect_file(it->second) == &f);
+    std::string bytes = peek_text(it->second, kSniffBytes);
+    for (const auto& other : input_formats()) {
+      CAPTURE(other.id);
+      CHECK(other.sniff(file_head(bytes)) == (&other == &f));
+    }
+  }
+  CHECK(ids.size() == fixture.size());
+  CHECK(detect_file(kAs + "/empty.traceg") == nullptr);
+  CHECK(detect_kind(kFix + "/devsample/README.md") == "unknown");
+}
+
+TEST_CASE("input format registry: a folder is its kernelslist or app_config.py, else its files") {
+  CHECK(find_input_format("accelsim_kernelslist")->folder_input(kAs) == kAs + "/kernelslist.g");
+  CHECK(find_input_format("pptgpu_app_config")->folder_input(kFix + "/formats/pptgpu_app") == kFix + "/formats/pptgpu_app/app_config.py");
+  CHECK(!find_input_format("pptgpu_app_config")->folder_input(kAs));
+  Application app = load(kFix + "/formats/pptgpu_app");
+  REQUIRE(app.kernels.size() == 1);
+  CHECK(app.kernels[0].launch.grid.x == 8);
+  CHECK(app.kernels[0].format == SourceFormat::pptgpu);
 }

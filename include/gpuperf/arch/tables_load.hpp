@@ -1,0 +1,389 @@
+// Loading and checking the latency tables: the definitions behind Tables::load and
+// Tables::check. Included by tables.hpp for gpuperf::header_only, compiled once in
+// src/lib/tables.cpp for gpuperf::gpuperf.
+#pragma once
+
+#include "gpuperf/arch/tables.hpp"
+
+namespace gpuperf {
+
+// Ranges that catch unit mistakes (ns for cycles, bytes for KiB, ...).
+namespace detail {
+struct Range { double lo, hi; };
+inline const std::map<std::string, Range>& memory_ranges() {
+  static const std::map<std::string, Range> r = {
+      {"l1_hit_latency_cycles", {5, 200}}, {"l2_hit_latency_cycles", {50, 1000}}, {"dram_latency_cycles", {100, 2000}}, {"dram_latency_clock_mhz", {100, 4000}},
+      {"tlb_miss_penalty_cycles", {0, 5000}}, {"shared_latency_cycles", {5, 100}}, {"const_l1_latency_cycles", {5, 200}},
+      {"const_l15_latency_cycles", {10, 500}}, {"const_l2_latency_cycles", {50, 1000}}, {"shared_atomic_latency_cycles", {1, 500}},
+      {"global_atomic_latency_cycles", {0, 2000}}, {"l1_wavefronts_per_cycle", {0.1, 8}}, {"shared_wavefronts_per_cycle", {0.1, 8}},
+      {"launch_overhead_us", {0, 50}}, {"launch_interval_us", {0, 50}}, {"dram_max_utilization", {0.1, 1}}, {"dram_saturated_latency_cycles", {100, 20000}}, {"launch_latency_us", {0, 50}}, {"l1_bytes_per_cycle", {8, 1024}}, {"shared_bytes_per_cycle", {8, 1024}}};
+  return r;
+}
+inline const std::map<std::string, Range>& cache_ranges() {
+  static const std::map<std::string, Range> r = {
+      {"sector_bytes", {8, 256}}, {"l1_line_bytes", {32, 512}}, {"l1_assoc", {1, 1024}}, {"l2_line_bytes", {32, 512}},
+      {"l2_assoc", {1, 128}}, {"l1_shared_combined_kib", {16, 1024}}, {"shared_carveouts_kib", {0, 1024}}, {"shared_banks", {8, 64}},
+      {"shared_bank_bytes", {4, 8}}, {"register_banks", {1, 8}}, {"register_bank_bits", {32, 128}},
+      {"l1_tlb_coverage_mib", {1, 1e6}}, {"l1_tlb_page_kib", {4, 1e6}}, {"l2_tlb_coverage_mib", {1, 1e7}}, {"l2_tlb_page_kib", {4, 1e6}},
+      {"l3_tlb_coverage_mib", {1, 1e7}}, {"l3_tlb_page_kib", {4, 1e6}},
+      {"const_l1_kib", {0.5, 1024}}, {"const_l1_line_bytes", {16, 512}}, {"const_l1_assoc", {1, 64}}, {"const_l15_kib", {1, 4096}},
+      {"const_l15_line_bytes", {16, 1024}}};
+  return r;
+}
+inline const std::map<std::string, Range>& occupancy_ranges() {
+  static const std::map<std::string, Range> r = {
+      {"max_warps_per_sm", {8, 128}}, {"max_blocks_per_sm", {1, 64}}, {"max_threads_per_sm", {256, 4096}},
+      {"max_threads_per_block", {256, 2048}}, {"registers_per_sm", {8192, 262144}}, {"max_registers_per_thread", {63, 255}},
+      {"register_alloc_unit", {64, 1024}}, {"warp_alloc_granularity", {1, 8}}, {"shared_alloc_unit_bytes", {32, 1024}},
+      {"reserved_shared_per_block_bytes", {0, 4096}}, {"max_shared_per_sm_kib", {16, 1024}}, {"max_shared_per_block_kib", {16, 1024}},
+      {"default_shared_per_block_kib", {16, 1024}}, {"max_barriers_per_sm", {1, 64}}};
+  return r;
+}
+// Known curves: the range of x and of y (units in the names; see latency_tables/README.md).
+struct CurveSpec { Range x, y; };
+inline const std::map<std::string, CurveSpec>& curve_specs() {
+  static const std::map<std::string, CurveSpec> r = {
+      {"shared_atomic_latency_vs_contention", {{1, 32}, {1, 10000}}},
+      {"global_atomic_latency_vs_contention", {{1, 32}, {1, 10000}}},
+      {"global_atomic_ops_per_cycle_vs_addresses", {{1, 1e9}, {0.001, 1000}}},
+      {"global_atomic_f32_ops_per_cycle_vs_addresses", {{1, 1e9}, {0.001, 1000}}},
+      {"l2_hit_latency_vs_footprint_gib", {{0.001, 1024}, {10, 10000}}},
+      {"add_cpi_vs_timing_window", {{1, 4096}, {0.01, 100}}},
+      {"const_latency_vs_footprint_kib", {{0.0625, 64}, {5, 2000}}},
+      {"launch_time_us_vs_kernel_us", {{0.01, 1e6}, {0.1, 1e6}}},
+      {"dram_latency_vs_utilization", {{1e-4, 1}, {50, 20000}}},
+      {"dram_line_latency_vs_warps_per_sm", {{1, 64}, {50, 20000}}}};
+  return r;
+}
+inline const std::map<std::string, Range>& gpu_ranges() {
+  static const std::map<std::string, Range> r = {
+      {"sms", {1, 1024}}, {"base_clock_mhz", {100, 4000}}, {"boost_clock_mhz", {100, 4000}}, {"dram_bandwidth_gbs", {10, 50000}},
+      {"dram_gib", {0.5, 1024}}, {"l2_mib", {0.25, 1024}}, {"dram_efficiency", {0.2, 1.0}}, {"l2_bandwidth_gbs", {50, 100000}}};
+  return r;
+}
+// Optional per-GPU values (fitted on a measured corpus): the launch term of each prediction
+// target, the exponent of the SM/memory overlap per model mode, and the log(measured / predicted) bounds of the calibrated interval per model mode
+// and target. Absent: the arch table's launch_overhead_us and the uncalibrated range apply.
+inline const std::map<std::string, Range>& gpu_optional_ranges() {
+  static const std::map<std::string, Range> r = [] {
+    std::map<std::string, Range> m = {{"launch_duration_us", {0, 50}}, {"launch_back_to_back_us", {0, 50}},
+                                      {"overlap_exponent_simulation", {1, 64}}, {"overlap_exponent_bounds", {1, 64}}};
+    for (const char* mode : {"simulation", "bounds"})
+      for (const char* target : {"duration", "back_to_back"})
+        for (const char* end : {"low", "high"}) m[std::string("interval_") + mode + "_" + target + "_log_" + end] = {-10, 10};
+    return m;
+  }();
+  return r;
+}
+}  // namespace detail
+
+GPUPERF_FUNC void Tables::load_all() {
+  if (search_path_.empty()) throw TableError("no latency-table directory: pass --tables DIR or set GPUPERF_TABLES");
+  bool any_dir = false;
+  for (auto& d : search_path_) {
+    std::error_code ec;
+    any_dir |= std::filesystem::is_directory(d, ec);
+  }
+  if (!any_dir) throw TableError("none of the latency-table directories exist (searched: " + search_list() + ")");
+  // A value of the wrong JSON type (a string where an object or number belongs) is a table
+  // error naming the file, not an escaping nlohmann exception.
+  auto in_file = [](const std::string& file, auto&& f) {
+    try {
+      f();
+    } catch (const json::exception& e) {
+      throw TableError(file + ": unexpected JSON content: " + e.what());
+    }
+  };
+  for (auto& f : list_files("isa")) { auto p = *find_file("isa/" + f); in_file(p, [&] { load_isa(p); }); }
+  for (auto& f : list_files("arch")) { auto p = *find_file("arch/" + f); in_file(p, [&] { load_arch_raw(p); }); }
+  for (auto& entry : arch_raw_) {  // a named variable: clang 14 cannot capture structured bindings
+    const std::string& name = entry.first;
+    std::vector<std::string> stack;
+    in_file(entry.second.first, [&] { resolve_arch(name, stack); });
+  }
+  // gpus.json: merge every file along the path, earlier (overrides) first.
+  std::set<std::string> seen;
+  for (auto& d : search_path_) {
+    auto p = std::filesystem::path(d) / "gpus.json";
+    std::error_code ec;
+    if (std::filesystem::exists(p, ec)) in_file(p.string(), [&] { load_gpus(p.string()); });
+  }
+  if (gpus_.empty()) throw TableError("no GPU catalog (gpus.json) found (searched: " + search_list() + ")");
+}
+
+GPUPERF_FUNC void Tables::load_isa(const std::string& file) {
+  json j = read_table(file);
+  check_header(j, file, "isa");
+  loaded_files_.push_back(file);
+  IsaTable t;
+  t.family = j.value("family", "");
+  if (t.family.empty()) throw TableError(file + ": missing 'family'");
+  for (auto& [k, v] : j.items())
+    if (k != "schema_version" && k != "kind" && k != "family" && k != "description" && k != "classes" && k != "opcodes" && k != "prefix_fallback")
+      note(file, "unknown top-level key '" + k + "'");
+  if (!j.contains("classes") || !j["classes"].is_object()) throw TableError(file + ": missing 'classes'");
+  for (auto& [k, v] : j["classes"].items()) t.classes.insert(k);
+  if (!j.contains("opcodes") || !j["opcodes"].is_object()) throw TableError(file + ": missing 'opcodes'");
+  for (auto& [op, v] : j["opcodes"].items()) {
+    if (op.find('.') != std::string::npos) note(file, "opcode key '" + op + "' has a modifier; keys are base mnemonics, modifiers go in 'modifiers'");
+    std::string c = v.value("class", "");
+    if (!t.classes.count(c)) note(file, "opcode " + op + ": class '" + c + "' is not declared in 'classes'");
+    t.base_class[op] = c;
+    if (v.contains("modifiers")) {
+      for (auto& [m, mc] : v["modifiers"].items()) {
+        if (!t.classes.count(mc.get<std::string>())) note(file, "opcode " + op + "." + m + ": class '" + mc.get<std::string>() + "' is not declared");
+        t.modifier_class[op][m] = mc.get<std::string>();
+      }
+    }
+    for (auto& [k, x] : v.items())
+      if (k != "class" && k != "modifiers" && k != "note") note(file, "opcode " + op + ": unknown key '" + k + "'");
+  }
+  if (j.contains("prefix_fallback"))
+    for (auto& e : j["prefix_fallback"]) {
+      std::string c = e.value("class", "");
+      if (!t.classes.count(c)) note(file, "prefix_fallback '" + e.value("prefix", "") + "': class '" + c + "' is not declared");
+      t.prefix_fallback.emplace_back(e.value("prefix", ""), c);
+    }
+  if (t.prefix_fallback.empty() || !t.prefix_fallback.back().first.empty())
+    note(file, "prefix_fallback should end with an empty prefix (catch-all), so unknown opcodes always get a class");
+  isa_[t.family] = std::move(t);
+}
+
+GPUPERF_FUNC void Tables::load_arch_raw(const std::string& file) {
+  json j = read_table(file);
+  check_header(j, file, "arch");
+  loaded_files_.push_back(file);
+  std::string name = j.value("arch", "");
+  if (name.empty()) throw TableError(file + ": missing 'arch'");
+  auto stem = std::filesystem::path(file).stem().string();
+  if (stem != name) note(file, "file name '" + stem + "' does not match arch '" + name + "'");
+  arch_raw_[name] = {file, j};
+}
+
+GPUPERF_FUNC void Tables::resolve_arch(const std::string& name, std::vector<std::string>& stack) {
+  if (arch_.count(name)) return;
+  if (std::find(stack.begin(), stack.end(), name) != stack.end()) {
+    std::string cyc;
+    for (auto& s : stack) cyc += s + " -> ";
+    throw TableError(arch_raw_[name].first + ": inheritance cycle: " + cyc + name);
+  }
+  auto it = arch_raw_.find(name);
+  if (it == arch_raw_.end()) throw TableError("architecture '" + name + "' is inherited but has no table file");
+  stack.push_back(name);
+  const std::string& file = it->second.first;
+  const json& j = it->second.second;
+  ArchTable t;
+  if (j.contains("inherits") && !j["inherits"].is_null()) {
+    std::string parent = j["inherits"].get<std::string>();
+    if (!arch_raw_.count(parent)) throw TableError(file + ": inherits '" + parent + "', which has no table file");
+    resolve_arch(parent, stack);
+    t = arch_[parent];
+  }
+  t.arch = name;
+  t.name = j.value("name", name);
+  t.isa = j.value("isa", t.isa);
+  t.complete = j.value("complete", false);
+  t.chain.insert(t.chain.begin(), name);
+  try { t.sm_version = std::stoi(name.substr(3)); } catch (...) { throw TableError(file + ": arch '" + name + "' is not of the form sm_NN"); }
+  static const std::set<std::string> top = {"schema_version", "kind", "arch", "name", "isa", "inherits", "complete", "sources", "sub_partitions",
+                                            "classes", "opcode_latency_cycles", "opcode_issue_interval_cycles", "memory", "cache", "occupancy", "tensor",
+                                            "curves", "ptx_sequences"};
+  for (auto& [k, v] : j.items()) if (!top.count(k)) note(file, "unknown top-level key '" + k + "'");
+  check_sources(j, file);
+  json sources = j.value("sources", json::object());
+  for (auto& [k, v] : sources.items()) t.sources[k] = v;
+  if (j.contains("sub_partitions")) {
+    // Out of range is noted by read_value; only an in-range value is converted.
+    if (auto v = checked_integer<int>(read_value(j["sub_partitions"], file, "sub_partitions", sources, 1, 8).value, 1, 8)) t.sub_partitions = *v;
+  }
+  if (j.contains("classes")) {
+    for (auto& [c, v] : j["classes"].items()) {
+      ClassCost cc = t.classes.count(c) ? t.classes[c] : ClassCost{};
+      if (v.value("unsupported", false)) { cc = ClassCost{}; cc.unsupported = true; cc.present = true; t.classes[c] = cc; continue; }
+      cc.unsupported = false;
+      for (auto& [k, x] : v.items()) if (k != "latency_cycles" && k != "issue_interval_cycles" && k != "unsupported") note(file, "class " + c + ": unknown key '" + k + "'");
+      if (v.contains("latency_cycles")) cc.latency = read_value(v["latency_cycles"], file, "class " + c + " latency_cycles", sources, 1, 2000);
+      if (v.contains("issue_interval_cycles")) {
+        const json& ii = v["issue_interval_cycles"];
+        cc.issue_interval = read_value(ii, file, "class " + c + " issue_interval_cycles", sources, 0.25, 512);
+        std::string scope = ii.is_object() ? ii.value("scope", "subpartition") : "subpartition";
+        if (scope != "sm" && scope != "subpartition") note(file, "class " + c + ": scope must be \"sm\" or \"subpartition\"");
+        cc.sm_scope = scope == "sm";
+      }
+      if (!cc.present && (!v.contains("latency_cycles") || !v.contains("issue_interval_cycles")))
+        note(file, "class " + c + " needs both latency_cycles and issue_interval_cycles (no inherited values)");
+      cc.present = true;
+      t.classes[c] = cc;
+    }
+  }
+  auto read_map = [&](const char* section, std::map<std::string, Sourced>& dst, const std::map<std::string, detail::Range>* ranges) {
+    if (!j.contains(section)) return;
+    for (auto& [k, v] : j[section].items()) {
+      detail::Range r{-1e18, 1e18};
+      if (ranges) {
+        auto rit = ranges->find(k);
+        if (rit == ranges->end()) { note(file, std::string(section) + ": unknown key '" + k + "'"); continue; }
+        r = rit->second;
+      }
+      dst[k] = read_value(v, file, std::string(section) + "." + k, sources, r.lo, r.hi);
+      if (k == "shared_carveouts_kib" && v.is_object() && v.contains("value") && v["value"].is_array()) {
+        t.shared_carveouts_kib.clear();
+        for (auto& x : v["value"]) {
+          auto c = x.is_number() ? checked_integer<int>(x.get<double>(), static_cast<int>(r.lo), static_cast<int>(r.hi)) : std::nullopt;
+          if (!c) { note(file, "cache.shared_carveouts_kib: entry " + x.dump() + " is not an integer in [" + fmt(r.lo) + ", " + fmt(r.hi) + "]"); continue; }
+          if (!t.shared_carveouts_kib.empty() && *c <= t.shared_carveouts_kib.back()) note(file, "cache.shared_carveouts_kib: entries must increase");
+          t.shared_carveouts_kib.push_back(*c);
+        }
+      }
+    }
+  };
+  read_map("opcode_latency_cycles", t.opcode_latency, nullptr);
+  read_map("opcode_issue_interval_cycles", t.opcode_issue_interval, nullptr);
+  read_map("memory", t.memory, &detail::memory_ranges());
+  read_map("cache", t.cache, &detail::cache_ranges());
+  read_map("occupancy", t.occupancy, &detail::occupancy_ranges());
+  read_map("tensor", t.tensor, nullptr);
+  if (j.contains("curves")) {
+    if (!j["curves"].is_object()) note(file, "curves: expected an object of named curves");
+    else for (auto& [k, v] : j["curves"].items()) {
+      auto spec = detail::curve_specs().find(k);
+      if (spec == detail::curve_specs().end()) { note(file, "curves: unknown curve '" + k + "'"); continue; }
+      std::string what = "curves." + k;
+      if (!v.is_object() || !v.contains("x") || !v.contains("y") || !v.contains("source") || !v["x"].is_array() || !v["y"].is_array()) {
+        note(file, what + ": expected {\"x\": [...], \"y\": [...], \"source\": ...}");
+        continue;
+      }
+      Curve c;
+      c.file = file;
+      c.source = entry_source(v, file, what, sources, {"x", "y", "source", "note"});
+      bool ok = v["x"].size() == v["y"].size() && !v["x"].empty();
+      if (!ok) note(file, what + ": x and y need the same, non-zero number of points");
+      for (std::size_t i = 0; ok && i < v["x"].size(); ++i) {
+        if (!v["x"][i].is_number() || !v["y"][i].is_number()) { note(file, what + ": points must be numbers"); ok = false; break; }
+        double x = v["x"][i].get<double>(), y = v["y"][i].get<double>();
+        if (x < spec->second.x.lo || x > spec->second.x.hi) note(file, what + ": x " + fmt(x) + " outside [" + fmt(spec->second.x.lo) + ", " + fmt(spec->second.x.hi) + "]");
+        if (y < spec->second.y.lo || y > spec->second.y.hi) note(file, what + ": y " + fmt(y) + " outside [" + fmt(spec->second.y.lo) + ", " + fmt(spec->second.y.hi) + "]");
+        if (!c.x.empty() && x <= c.x.back()) { note(file, what + ": x must increase"); ok = false; break; }
+        c.x.push_back(x);
+        c.y.push_back(y);
+      }
+      if (ok) t.curves[k] = std::move(c);
+    }
+  }
+  if (j.contains("ptx_sequences")) {
+    for (auto& [ptx, v] : j["ptx_sequences"].items()) {
+      std::string what = "ptx_sequences." + ptx;
+      if (!v.is_object() || !v.contains("sass") || !v["sass"].is_array() || !v.contains("cycles") || !v["cycles"].is_array() ||
+          v["cycles"].size() != 2 || !v.contains("source")) {
+        note(file, what + ": expected {\"sass\": [opcodes], \"cycles\": [min, max], \"source\": ...}");
+        continue;
+      }
+      PtxSequence q;
+      q.file = file;
+      q.source = entry_source(v, file, what, sources, {"sass", "cycles", "source", "note"});
+      for (auto& o : v["sass"]) if (o.is_string()) q.sass.push_back(o.get<std::string>()); else note(file, what + ": sass entries must be strings");
+      if (v["cycles"][0].is_number() && v["cycles"][1].is_number()) {
+        q.cycles_min = v["cycles"][0].get<double>();
+        q.cycles_max = v["cycles"][1].get<double>();
+        if (q.cycles_min < 0 || q.cycles_max < q.cycles_min || q.cycles_max > 10000) note(file, what + ": cycles must satisfy 0 <= min <= max <= 10000");
+      } else note(file, what + ": cycles must be numbers");
+      t.ptx_sequences[ptx] = std::move(q);
+    }
+  }
+  arch_[name] = std::move(t);
+  stack.pop_back();
+}
+
+GPUPERF_FUNC void Tables::load_gpus(const std::string& file) {
+  json j = read_table(file);
+  check_header(j, file, "gpu_catalog");
+  loaded_files_.push_back(file);
+  check_sources(j, file);
+  json sources = j.value("sources", json::object());
+  if (gpus_.empty() && j.contains("default")) default_gpu_ = j["default"].get<std::string>();
+  if (!j.contains("gpus") || !j["gpus"].is_array()) throw TableError(file + ": missing 'gpus' array");
+  std::set<std::string> names_here;
+  for (auto& g : j["gpus"]) {
+    GpuEntry e;
+    e.name = g.value("name", "");
+    if (e.name.empty()) { note(file, "a GPU entry has no name"); continue; }
+    if (!names_here.insert(e.name).second) note(file, "duplicate GPU '" + e.name + "'");
+    if (g.contains("aliases")) e.aliases = g["aliases"].get<std::vector<std::string>>();
+    if (g.contains("device_names")) {
+      if (!g["device_names"].is_array()) { note(file, "GPU " + e.name + ": device_names must be a list of strings"); }
+      else for (auto& d : g["device_names"]) {
+        if (d.is_string()) e.device_names.push_back(d.get<std::string>());
+        else note(file, "GPU " + e.name + ": device_names must be a list of strings");
+      }
+    }
+    e.arch = g.value("arch", "");
+    for (auto& [k, v] : g.items()) {
+      if (k == "name" || k == "aliases" || k == "arch" || k == "device_names") continue;
+      const auto& required = detail::gpu_ranges();
+      const auto& optional = detail::gpu_optional_ranges();
+      const detail::Range* range = required.count(k) ? &required.at(k) : optional.count(k) ? &optional.at(k) : nullptr;
+      if (!range) { note(file, "GPU " + e.name + ": unknown key '" + k + "'"); continue; }
+      e.values[k] = read_value(v, file, "GPU " + e.name + " " + k, sources, range->lo, range->hi);
+    }
+    for (auto& [k, r] : detail::gpu_ranges())
+      if (!e.values.count(k)) note(file, "GPU " + e.name + ": missing '" + k + "'");
+    // Earlier files (overrides) win: skip names already present.
+    bool exists = false;
+    for (auto& x : gpus_) exists |= x.name == e.name;
+    if (!exists) gpus_.push_back(std::move(e));
+  }
+}
+
+GPUPERF_FUNC std::vector<TableIssue> Tables::check() const {
+  std::vector<TableIssue> out = issues_;
+  for (auto& [name, a] : arch_) {
+    std::string file = arch_raw_.at(name).first;
+    if (!isa_.count(a.isa)) { out.push_back({file, "isa family '" + a.isa + "' has no isa/ file"}); continue; }
+    const auto& isa = isa_.at(a.isa);
+    bool all_own = true;
+    for (auto& c : isa.classes) {
+      auto it = a.classes.find(c);
+      if (it == a.classes.end() || !it->second.present) out.push_back({file, "class '" + c + "' of ISA " + a.isa + " has no cost (add it or mark it unsupported)"});
+    }
+    for (auto& [c, cc] : a.classes) {
+      if (!isa.classes.count(c)) out.push_back({file, "class '" + c + "' is not a class of ISA " + a.isa});
+      if (cc.latency.file != file && cc.issue_interval.file != file && !cc.unsupported) all_own = false;
+    }
+    for (auto* m : {&a.opcode_latency, &a.opcode_issue_interval})
+      for (auto& [op, v] : *m) {
+        auto base = op.substr(0, op.find('.'));
+        if (!isa.base_class.count(base))
+          out.push_back({file, std::string(m == &a.opcode_latency ? "opcode_latency_cycles" : "opcode_issue_interval_cycles") + ": '" + op +
+                                   "' is not an opcode of ISA " + a.isa});
+      }
+    // Every SASS opcode a seed names in a PTX expansion must have a class of its own (exact
+    // base mnemonic), not the prefix fallback.
+    for (auto& [ptx, q] : a.ptx_sequences) {
+      if (q.file != file) continue;
+      for (auto& op : q.sass) {
+        auto base = op.substr(0, op.find('.'));
+        if (!isa.base_class.count(base)) out.push_back({file, "ptx_sequences." + ptx + ": SASS opcode '" + op + "' is not an opcode of ISA " + a.isa});
+      }
+    }
+    if (a.complete && !all_own) out.push_back({file, "marked complete but some classes only have inherited values"});
+    static const char* need_mem[] = {"l1_hit_latency_cycles", "l2_hit_latency_cycles", "dram_latency_cycles", "shared_latency_cycles", "launch_overhead_us"};
+    for (auto k : need_mem) if (!a.memory.count(k)) out.push_back({file, std::string("memory.") + k + " missing (after inheritance)"});
+    static const char* need_occ[] = {"max_warps_per_sm", "max_blocks_per_sm", "registers_per_sm", "register_alloc_unit", "max_shared_per_sm_kib", "shared_alloc_unit_bytes"};
+    for (auto k : need_occ) if (!a.occupancy.count(k)) out.push_back({file, std::string("occupancy.") + k + " missing (after inheritance)"});
+    if (a.shared_carveouts_kib.empty()) out.push_back({file, "cache.shared_carveouts_kib missing"});
+  }
+  for (auto& g : gpus_) {
+    if (!arch_.count(g.arch)) out.push_back({"gpus.json", "GPU " + g.name + ": arch '" + g.arch + "' has no table"});
+    if (g.values.count("base_clock_mhz") && g.values.count("boost_clock_mhz") && g.get("base_clock_mhz") > g.get("boost_clock_mhz"))
+      out.push_back({"gpus.json", "GPU " + g.name + ": base clock above boost clock"});
+  }
+  std::map<std::string, std::string> alias_owner;
+  for (auto& g : gpus_)
+    for (auto& a : g.aliases) {
+      auto [it, fresh] = alias_owner.emplace(a, g.name);
+      if (!fresh && it->second != g.name) out.push_back({"gpus.json", "alias '" + a + "' names both " + it->second + " and " + g.name});
+    }
+  return out;
+}
+
+}  // namespace gpuperf
