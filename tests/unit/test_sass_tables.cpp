@@ -1,6 +1,8 @@
 // SASS tokenising, control-bit decoding and the latency tables.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "gpuperf/gpuperf.hpp"
@@ -170,6 +172,36 @@ TEST_CASE("table overrides: a user directory takes precedence file by file") {
   CHECK_FALSE(t->check().empty());
   CHECK_THROWS_AS(Tables::load({kFix + "/tables_broken/cycle", shipped->search_path().back()}), TableError);
   CHECK_THROWS_WITH_AS(Tables::load({"/nonexistent/dir"}), doctest::Contains("none of the latency-table directories exist"), TableError);
+}
+
+TEST_CASE("tables check: a calibrated interval needs both ends, low below high") {
+  namespace fs = std::filesystem;
+  auto shipped = Tables::load_default();
+  const std::string dir = shipped->search_path().back();
+  nlohmann::json cat = nlohmann::json::parse(std::ifstream(dir + "/gpus.json"));
+  auto write_with = [&](const char* sub, auto edit) {
+    nlohmann::json c = cat;
+    for (auto& g : c["gpus"])
+      if (g["name"] == "H100-SXM5-80GB") edit(g);
+    const fs::path d = fs::temp_directory_path() / sub;
+    fs::create_directories(d);
+    std::ofstream(d / "gpus.json") << c.dump(1);
+    return d.string();
+  };
+  auto messages = [&](const std::string& d) {
+    std::string all;
+    for (auto& i : Tables::load({d, dir})->check()) all += i.message + "\n";
+    fs::remove_all(d);
+    return all;
+  };
+  REQUIRE(cat["gpus"].dump().find("interval_bounds_duration_log_high") != std::string::npos);
+  const auto swapped = write_with("gpuperf_test_interval_swapped", [](nlohmann::json& g) {
+    std::swap(g["interval_bounds_duration_log_low"]["value"], g["interval_bounds_duration_log_high"]["value"]);
+  });
+  CHECK(messages(swapped).find("H100-SXM5-80GB: interval_bounds_duration_log_low is not below interval_bounds_duration_log_high") !=
+        std::string::npos);
+  const auto half = write_with("gpuperf_test_interval_half", [](nlohmann::json& g) { g.erase("interval_bounds_duration_log_high"); });
+  CHECK(messages(half).find("H100-SXM5-80GB: interval_bounds_duration_log_low without interval_bounds_duration_log_high") != std::string::npos);
 }
 
 TEST_CASE("opcode-level values: F1 Table V on sm_80, never over a more specific class value") {

@@ -376,6 +376,16 @@ GPUPERF_FUNC std::vector<TableIssue> Tables::check() const {
     if (!arch_.count(g.arch)) out.push_back({"gpus.json", "GPU " + g.name + ": arch '" + g.arch + "' has no table"});
     if (g.values.count("base_clock_mhz") && g.values.count("boost_clock_mhz") && g.get("base_clock_mhz") > g.get("boost_clock_mhz"))
       out.push_back({"gpus.json", "GPU " + g.name + ": base clock above boost clock"});
+    // A calibrated interval needs both ends, low below high (otherwise it is silently unused
+    // or inverted).
+    for (const char* mode : {"simulation", "bounds"})
+      for (const char* target : {"duration", "back_to_back"}) {
+        const std::string lo = std::string("interval_") + mode + "_" + target + "_log_low", hi = std::string("interval_") + mode + "_" + target + "_log_high";
+        if (g.has(lo) != g.has(hi))
+          out.push_back({"gpus.json", "GPU " + g.name + ": " + (g.has(lo) ? lo : hi) + " without " + (g.has(lo) ? hi : lo)});
+        else if (g.has(lo) && !(g.get(lo) < g.get(hi)))
+          out.push_back({"gpus.json", "GPU " + g.name + ": " + lo + " is not below " + hi});
+      }
   }
   std::map<std::string, std::string> alias_owner;
   for (auto& g : gpus_)
