@@ -226,12 +226,16 @@ class KernelResult:
         return self.data["stalls_cycles"]
 
     def per_pc(self):
-        """One row per instruction (PC): executions, latency, issue interval, stalls per execution by cause."""
+        """One row per instruction (PC): executions, latency, issue interval, stalls per execution by cause,
+        and the CUDA source_file and source_line where the input carries line info (a -lineinfo
+        nvdisasm listing, an Accel-Sim trace with lineinfo: line only), else None/<NA>."""
         import pandas as pd
 
         rows = []
         for p in self.data["per_pc"]:
-            row = {k: v for k, v in p.items() if k != "stalls_per_execution"}
+            row = {k: v for k, v in p.items() if k not in ("stalls_per_execution", "source_file", "source_line")}
+            row["source_file"] = p.get("source_file")
+            row["source_line"] = p.get("source_line")
             row.update({f"stall_{k}": v for k, v in p["stalls_per_execution"].items()})
             rows.append(row)
         return pd.DataFrame(rows)
@@ -305,7 +309,10 @@ class Result:
                 "dram_bytes": d["memory"]["dram_read_bytes"] + d["memory"]["dram_write_bytes"], "ipc": d["instructions"]["ipc"],
                 "gflops": d["roofline"]["achieved_gflops"], "measured_time_us": k.measured_time_us, **setting_cols,
             })
-        return pd.DataFrame(rows)
+        df = pd.DataFrame(rows)
+        if "source_line" in df:
+            df["source_line"] = df["source_line"].astype("Int64")
+        return df
 
     def per_pc(self):
         """Every kernel's per-PC table, with a `launch` column first."""

@@ -197,10 +197,9 @@ int cmd_report(const Args& a) {
   r.tool_version = tool_version();
   r.gpu = g.name;
   auto work = [&](Kernel&& k, const Measurement& m, std::size_t launch_id) {
-    LaunchConfig launch = k.launch;
     Predictor p(std::make_shared<const Kernel>(std::move(k)));
     KernelReport kr = p.predict(g, opt);
-    identify(kr, launch, launch_id);
+    identify(kr, *p.analysis().kernel, launch_id);
     if (a.measured && m.time_us) {
       kr.measured_time_us = m.time_us;
       kr.measured_on = measured_elsewhere(*tables, g, m.device);

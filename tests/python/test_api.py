@@ -210,3 +210,27 @@ def test_user_table_overrides_apply_in_python_as_in_the_cli(tmp_path, monkeypatc
     # The CLI reads the same order.
     out = subprocess.check_output([cli_path(), "report", *DEVSAMPLE, "--gpu", "a100", "--json", "--kernel", "3"])
     assert json.loads(out)["kernels"][0]["grid"]["ctas_per_sm"] == 7282  # 65536 CTAs on 9 SMs (607 on 108)
+
+
+LINEINFO_LISTING = str(FIX / "devsample" / "devkernels_sm90.lineinfo.nvdisasm.sass.xz")
+
+
+def test_per_pc_source_lines_from_a_lineinfo_listing():
+    r = gpuperf.predict(gpuperf.Trace(DEVSAMPLE + [LINEINFO_LISTING]), "h200", kernel=1)
+    df = r.kernels[0].per_pc()
+    ldg = df[df["text"].str.startswith("LDG")]
+    assert len(ldg) == 2
+    assert (ldg["source_file"] == "/tmp/devsample/devkernels.cu").all()
+    assert (ldg["source_line"] == 9).all()  # c[i]=a[i]+b[i] in tests/data/devkernels.cu
+    assert df.loc[df["pc"] == df["pc"].min(), "source_line"].item() == 8
+    assert "source_line" in r.per_pc().columns
+    # Without line info the columns are there, empty.
+    plain = gpuperf.predict(DEVSAMPLE, "h200", kernel=1).kernels[0].per_pc()
+    assert plain["source_line"].isna().all() and plain["source_file"].isna().all()
+
+
+def test_per_pc_source_lines_from_an_accelsim_lineinfo_trace():
+    df = gpuperf.predict(str(FIX / "accelsim" / "v4_lineinfo.trace"), "t4").kernels[0].per_pc()
+    assert df.set_index("pc")["source_line"].to_dict() == {0: 12, 16: 13, 32: 14}
+    assert df["source_file"].isna().all()  # the trace gives the line, not the file
+

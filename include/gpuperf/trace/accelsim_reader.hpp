@@ -246,7 +246,9 @@ class AccelSimKernelReader {
         cta.z = static_cast<std::uint32_t>(cur.uinteger(0xffffffffu, "a CTA z index"));
         warp = static_cast<std::uint32_t>(cur.uinteger(1u << 20, "a warp id"));
       }
-      if (hdr_.lineinfo) cur.integer();
+      // "-enable lineinfo = 1": each line carries the CUDA source line of its PC (0: none).
+      std::uint32_t src_line = 0;
+      if (hdr_.lineinfo) src_line = static_cast<std::uint32_t>(cur.uinteger(0xffffffffu, "a source line number"));
       DynInstr d{};
       parse_instruction(cur, k, d);
       saw_any_instr = true;
@@ -266,6 +268,7 @@ class AccelSimKernelReader {
         it->second.push_back(d);
         ++got_insts;
       }
+      if (src_line && !k.program[d.static_index].source_line) k.program[d.static_index].source_line = src_line;
     }
     if (in_tb) throw ParseError(lr_.path(), lr_.line_number(), 1, "expected #END_TB before end of file (truncated trace?)");
     if (!in_body && !saw_any_instr) {

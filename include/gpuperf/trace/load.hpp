@@ -114,9 +114,9 @@ inline std::string base_function_name(const std::string& name) {
   return s;
 }
 
-// Joins compiler control bits from a listing into a kernel by matching its opcode
-// sequence (PCs in a profile are absolute addresses, listings are offsets). Returns true if
-// a function matched.
+// Joins compiler control bits and -lineinfo source lines from a listing into a kernel by
+// matching its opcode sequence (PCs in a profile are absolute addresses, listings are offsets).
+// Returns true if a function matched.
 inline bool join_listing(Kernel& k, const std::vector<Kernel>& listing) {
   const Kernel* best = nullptr;
   for (auto& f : listing) {
@@ -157,6 +157,7 @@ inline bool join_listing(Kernel& k, const std::vector<Kernel>& listing) {
     if (k.program[i].mem_base.empty()) { k.program[i].mem_base = src->mem_base; k.program[i].mem_offset = src->mem_offset; }
     if (!k.program[i].branch_target && src->branch_target) k.program[i].branch_target = *src->branch_target + base;
   }
+    if (k.program[i].source_file.empty() && src->source_line) { k.program[i].source_file = src->source_file; k.program[i].source_line = src->source_line; }
   if (!k.launch.sm_version) k.launch.sm_version = best->launch.sm_version;
   return true;
 }
