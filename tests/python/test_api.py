@@ -234,3 +234,43 @@ def test_per_pc_source_lines_from_an_accelsim_lineinfo_trace():
     assert df.set_index("pc")["source_line"].to_dict() == {0: 12, 16: 13, 32: 14}
     assert df["source_file"].isna().all()  # the trace gives the line, not the file
 
+
+THREE_TRACES = [str(ROOT / "tests" / "data" / "h200" / "devsample" / f"kernel-{n}.traceg.xz") for n in (4, 20, 42)]
+
+
+def test_load_progress_reports_kernels_and_bytes():
+    calls = []
+    gpuperf._core.Session(THREE_TRACES, 1, lambda *a: calls.append(a))
+    done = [c for c in calls if c[3] == 0]  # after each kernel file: (done, total, 0, 0, 0)
+    assert [c[:2] for c in done] == [(1, 3), (2, 3), (3, 3)]
+    for d, t, read, size, text in calls:
+        assert t == 3 and read <= size and (size == 0 or text >= read)
+
+
+def test_progress_bar_uses_tqdm_and_nothing_prints_without_it(monkeypatch, capsys):
+    bars = []
+
+    class FakeTqdm:
+        def __init__(self, total=None, **kw):
+            self.total, self.n, self.postfix, self.closed = total, 0, "", False
+            bars.append(self)
+
+        def update(self, k):
+            self.n += k
+
+        def set_postfix_str(self, s, refresh=True):
+            self.postfix = s
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setattr(gpuperf, "_tqdm", lambda: FakeTqdm)
+    gpuperf.Trace(THREE_TRACES)
+    assert len(bars) == 1 and bars[0].total == 3 and bars[0].n == 3 and bars[0].closed
+    gpuperf.Trace(THREE_TRACES, progress=False)
+    assert len(bars) == 1
+    monkeypatch.setattr(gpuperf, "_tqdm", lambda: None)  # tqdm not installed
+    gpuperf.Trace(THREE_TRACES)
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == ""
+

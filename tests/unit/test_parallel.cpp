@@ -180,3 +180,59 @@ TEST_CASE("a name selector reads only the headers of unselected kernel files") {
     CHECK(detail::peek_accelsim_kernel_name(kFix + "/accelsim/" + f).value() == AccelSimKernelReader::read(kFix + "/accelsim/" + f).launch.name);
   CHECK(detail::peek_accelsim_kernel_name(kData + "/kernel-42.traceg.xz").value() == AccelSimKernelReader::read(kData + "/kernel-42.traceg.xz").launch.name);
 }
+
+namespace {
+struct SeenProgress {
+  std::vector<Progress> calls;
+  std::vector<std::size_t> kernels_done() const {
+    std::vector<std::size_t> v;
+    for (auto& p : calls)
+      if (p.file.empty()) v.push_back(p.kernels_done);
+    return v;
+  }
+  std::size_t file_calls() const {
+    std::size_t n = 0;
+    for (auto& p : calls) n += !p.file.empty();
+    return n;
+  }
+};
+void record_progress(const Progress& p, void* ctx) { static_cast<SeenProgress*>(ctx)->calls.push_back(p); }
+}  // namespace
+
+TEST_CASE("progress: kernel files read of the selection, and the bytes and text of a compressed file") {
+  TempDir d("progress");
+  d.copy(kData + "/kernel-42.traceg.xz", "k42.traceg.xz");  // 37 kB of xz, 102 MiB of text
+  d.copy(kFix + "/accelsim/v5_modes.traceg", "v5.traceg");
+  d.copy(kFix + "/accelsim/v4_lineinfo.trace", "v4.trace");
+  std::string kl = d.put("kernelslist.g", "k42.traceg.xz\nv5.traceg\nv4.trace\n");
+  for (unsigned jobs : {1u, 2u}) {
+    CAPTURE(jobs);
+    LoadOptions lo;
+    lo.jobs = jobs;
+    SeenProgress seen;
+    lo.accelsim.progress = record_progress;
+    lo.accelsim.progress_ctx = &seen;
+    load(kl, lo);
+    CHECK(seen.kernels_done() == std::vector<std::size_t>{1, 2, 3});
+    for (auto& p : seen.calls) CHECK(p.kernels_total == 3);
+    if (jobs == 1) {
+      // Every 16 MB of text: six or more calls inside k42, its compressed bytes far behind its text.
+      CHECK(seen.file_calls() >= 6);
+      for (auto& p : seen.calls) {
+        if (p.file.empty()) continue;
+        CHECK(p.file.find("k42.traceg.xz") != std::string::npos);
+        CHECK(p.kernels_done == 0);
+        CHECK(p.file_size == fs::file_size(d.dir / "k42.traceg.xz"));
+        CHECK(p.file_read <= p.file_size);
+        CHECK(p.file_decompressed > 100 * p.file_read);
+      }
+    } else {
+      CHECK(seen.file_calls() == 0);  // several files at once: kernels only
+    }
+    // Streamed kernel by kernel (gpuperf report): the same count.
+    SeenProgress streamed;
+    lo.accelsim.progress_ctx = &streamed;
+    for_each_kernel({kl}, lo, [](Kernel&&, const Measurement&, std::size_t id) { return id; }, [](std::size_t) {});
+    CHECK(streamed.kernels_done() == std::vector<std::size_t>{1, 2, 3});
+  }
+}

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <regex>
 #include <string>
@@ -156,8 +157,8 @@ inline bool join_listing(Kernel& k, const std::vector<Kernel>& listing) {
     if (k.program[i].dst.empty() && k.program[i].src.empty()) { k.program[i].dst = src->dst; k.program[i].src = src->src; }
     if (k.program[i].mem_base.empty()) { k.program[i].mem_base = src->mem_base; k.program[i].mem_offset = src->mem_offset; }
     if (!k.program[i].branch_target && src->branch_target) k.program[i].branch_target = *src->branch_target + base;
-  }
     if (k.program[i].source_file.empty() && src->source_line) { k.program[i].source_file = src->source_file; k.program[i].source_line = src->source_line; }
+  }
   if (!k.launch.sm_version) k.launch.sm_version = best->launch.sm_version;
   return true;
 }
@@ -406,16 +407,38 @@ inline std::vector<std::size_t> select_launches(InputPlan& plan, const LoadOptio
   return out;
 }
 
+// Kernel files read of a selection, for opt.accelsim.progress (shared by the batches of one load).
+struct KernelCount {
+  std::mutex mu;
+  std::size_t done = 0, total = 0;
+};
+
 // Reads the chosen launches' kernel files, up to opt.jobs at once, and joins the listing.
-inline void read_launches(InputPlan& plan, const std::vector<std::size_t>& chosen, const LoadOptions& opt) {
+inline void read_launches(InputPlan& plan, const std::vector<std::size_t>& chosen, const LoadOptions& opt, KernelCount* count = nullptr,
+                          bool file_bytes = true) {
+  KernelCount local;
+  if (!count) { count = &local; local.total = chosen.size(); }
   AccelSimKernelReader::Options ro = opt.accelsim;
   unsigned jobs = opt.jobs == 0 ? hardware_jobs() : opt.jobs;
-  if (jobs > 1 && chosen.size() > 1) ro.progress = nullptr;  // one progress line cannot follow several files
+  if ((jobs > 1 && chosen.size() > 1) || !file_bytes) ro.progress = nullptr;  // one progress line cannot follow several files' bytes
   parallel_for(chosen.size(), jobs, [&](std::size_t i) {
     auto& pk = plan.launches[chosen[i]];
-    if (!pk.kernel) pk.kernel = AccelSimKernelReader::read(pk.file, ro);
+    AccelSimKernelReader::Options mine = ro;
+    mine.kernels_total = count->total;
+    {
+      std::lock_guard<std::mutex> lock(count->mu);
+      mine.kernels_done = count->done;
+    }
+    if (!pk.kernel) pk.kernel = AccelSimKernelReader::read(pk.file, mine);
     if (!plan.listing.empty() && !join_listing(*pk.kernel, plan.listing))
       pk.kernel->warnings.push_back("no function in the SASS listing matches this kernel's instructions; compiler stall counts unavailable");
+    if (opt.accelsim.progress) {
+      std::lock_guard<std::mutex> lock(count->mu);
+      Progress p;
+      p.kernels_done = ++count->done;
+      p.kernels_total = count->total;
+      opt.accelsim.progress(p, opt.accelsim.progress_ctx);
+    }
   });
 }
 
@@ -461,16 +484,18 @@ void for_each_kernel(const std::vector<std::string>& paths, const LoadOptions& o
   auto chosen = detail::io_guard(where, [&] { return detail::select_launches(plan, opt); });
   using Result = decltype(work(std::declval<Kernel&&>(), std::declval<const Measurement&>(), std::size_t{}));
   std::size_t batch = opt.jobs == 0 ? hardware_jobs() : opt.jobs;
+  detail::KernelCount count;
+  count.total = chosen.size();
   for (std::size_t b = 0; b < chosen.size(); b += batch) {
     std::vector<std::size_t> part(chosen.begin() + static_cast<std::ptrdiff_t>(b),
                                   chosen.begin() + static_cast<std::ptrdiff_t>(std::min(chosen.size(), b + batch)));
     std::vector<std::optional<Result>> out(part.size());
     LoadOptions po = opt;
     po.jobs = 1;  // the pool below reads and works in one step per kernel
-    if (batch > 1 && chosen.size() > 1) po.accelsim.progress = nullptr;
+    const bool file_bytes = !(batch > 1 && chosen.size() > 1);  // several files at once: kernels done only
     detail::io_guard(where, [&] {
       parallel_for(part.size(), static_cast<unsigned>(batch), [&](std::size_t i) {
-        detail::read_launches(plan, {part[i]}, po);
+        detail::read_launches(plan, {part[i]}, po, &count, file_bytes);
         auto& pk = plan.launches[part[i]];
         Kernel k = std::move(*pk.kernel);
         pk.kernel.reset();
