@@ -274,3 +274,15 @@ def test_progress_bar_uses_tqdm_and_nothing_prints_without_it(monkeypatch, capsy
     out = capsys.readouterr()
     assert out.out == "" and out.err == ""
 
+
+def test_tool_version_names_the_commit_built():
+    """Built from a git checkout, TOOL_VERSION is 'VERSION (git DESCRIBE)' with DESCRIBE a commit of this repository."""
+    import re
+
+    if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--git-dir"], capture_output=True).returncode != 0:
+        assert gpuperf.TOOL_VERSION == gpuperf.__version__
+        return
+    m = re.fullmatch(re.escape(gpuperf.__version__) + r" \(git ([^)]+)\)", gpuperf.TOOL_VERSION)
+    assert m, gpuperf.TOOL_VERSION
+    rev = m.group(1).removesuffix("-dirty")
+    assert subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", rev + "^{commit}"], capture_output=True).returncode == 0
