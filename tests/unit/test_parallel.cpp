@@ -106,9 +106,9 @@ TEST_CASE("kernel files read on several threads give the same application as one
     // Streamed kernel by kernel, jobs at a time: the same reports, in launch order.
     std::vector<std::string> streamed;
     for_each_kernel({kl}, lo, [&](Kernel&& k, const Measurement&, std::size_t id) {
-      LaunchConfig launch = k.launch;
-      KernelReport kr = Predictor(std::make_shared<const Kernel>(std::move(k))).predict(g, {});
-      identify(kr, launch, id);
+      Predictor p(std::make_shared<const Kernel>(std::move(k)));
+      KernelReport kr = p.predict(g, {});
+      identify(kr, *p.analysis().kernel, id);  // as gpuperf report does: the name, id and source lines
       return kr;
     }, [&](KernelReport&& kr) { streamed.push_back(to_json(kr).dump()); });
     REQUIRE(streamed.size() == 4);
@@ -216,8 +216,9 @@ TEST_CASE("progress: kernel files read of the selection, and the bytes and text 
     CHECK(seen.kernels_done() == std::vector<std::size_t>{1, 2, 3});
     for (auto& p : seen.calls) CHECK(p.kernels_total == 3);
     if (jobs == 1) {
-      // Every 16 MB of text: six or more calls inside k42, its compressed bytes far behind its text.
-      CHECK(seen.file_calls() >= 6);
+      // Every 16 MB of text or more (the line reader reads ahead): several calls inside k42's
+      // 102 MiB, its compressed bytes far behind its text.
+      CHECK(seen.file_calls() >= 3);
       for (auto& p : seen.calls) {
         if (p.file.empty()) continue;
         CHECK(p.file.find("k42.traceg.xz") != std::string::npos);
