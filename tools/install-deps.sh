@@ -24,8 +24,8 @@ if [ "${1:-}" = "--python" ]; then
   PY=${PYTHON:-python3}
   if [ ! -x .venv/bin/python ]; then "$PY" -m venv .venv; fi
   # distributed: the optional Dask path (gpuperf[dask]), so its LocalCluster test runs in CI.
-  want=(pip scikit-build-core pybind11 numpy pandas matplotlib pytest nbclient nbformat ipykernel "dask[distributed]")
-  if ! .venv/bin/python -c "import scikit_build_core, pybind11, numpy, pandas, matplotlib, pytest, nbclient, nbformat, ipykernel, distributed" 2>/dev/null; then
+  want=(pip scikit-build-core pybind11 numpy pandas matplotlib pytest nbclient nbformat ipykernel "dask[distributed]" "tqdm>=4.62")
+  if ! .venv/bin/python -c "import scikit_build_core, pybind11, numpy, pandas, matplotlib, pytest, nbclient, nbformat, ipykernel, distributed, tqdm" 2>/dev/null; then
     echo "install-deps: installing Python packages into .venv"
     .venv/bin/python -m pip install -q --upgrade "${want[@]}"
   fi

@@ -13,6 +13,7 @@
 #include <cctype>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "gpuperf/arch/gpu_spec.hpp"
@@ -35,6 +36,28 @@ namespace gpuperf {
 inline void identify(KernelReport& r, const LaunchConfig& launch, std::size_t position) {
   r.launch_id = static_cast<std::uint32_t>(position);
   r.name = demangle(launch.name);
+}
+
+// The CUDA source line of each per-PC row, from the kernel's program (the model does not read
+// them: they label rows only).
+inline void attach_source_lines(KernelReport& r, const Kernel& k) {
+  if (r.per_pc.empty()) return;
+  std::unordered_map<std::uint64_t, const StaticInstr*> by_pc;
+  for (const auto& s : k.program)
+    if (s.source_line) by_pc.emplace(s.pc, &s);
+  if (by_pc.empty()) return;
+  for (auto& row : r.per_pc) {
+    auto it = by_pc.find(row.pc);
+    if (it == by_pc.end()) continue;
+    row.source_file = it->second->source_file;
+    row.source_line = it->second->source_line;
+  }
+}
+
+// identify() and the per-PC rows' source lines.
+inline void identify(KernelReport& r, const Kernel& k, std::size_t position) {
+  identify(r, k.launch, position);
+  attach_source_lines(r, k);
 }
 
 // An application's kernels analysed once; predict() for any GPU re-uses the analysis.
@@ -83,7 +106,7 @@ class Session {
     parallel_for(out.size(), jobs, [&](std::size_t t) {
       std::size_t g = t / idx.size(), i = idx[t % idx.size()];
       out[t] = predictors_[i]->predict(gpus[g], opt);
-      identify(out[t], kernels_[i]->launch, launch_ids_[i]);
+      identify(out[t], *kernels_[i], launch_ids_[i]);
     });
     std::vector<Report> reps(gpus.size());
     for (std::size_t g = 0; g < gpus.size(); ++g) {

@@ -84,16 +84,59 @@ def _path_list(paths) -> List[str]:
     return [os.fspath(paths)] if isinstance(paths, (str, os.PathLike)) else [os.fspath(p) for p in paths]
 
 
+def _tqdm():
+    """tqdm's auto bar (a widget in Jupyter, text on a terminal) if tqdm is installed, else None."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm
+
+
+class _ProgressBar:
+    """A tqdm bar over the kernel files of a load, with the MB read of the file being read (and
+    the text a compressed one gave); it appears only for loads that last over a second. The C++
+    reader calls it (with the GIL) every few MB and after each kernel file."""
+
+    def __init__(self):
+        self._bar = None
+
+    def __call__(self, done: int, total: int, read: int, size: int, decompressed: int) -> None:
+        if self._bar is None:
+            self._bar = _tqdm()(total=total or None, unit="kernel", desc="gpuperf: reading", delay=1.0, leave=False)
+        if total:
+            self._bar.total = total
+        if done > self._bar.n:
+            self._bar.update(done - self._bar.n)
+        if size:
+            post = f"{read / 1e6:.1f}/{size / 1e6:.1f} MB"
+            if decompressed != read:
+                post += f" ({decompressed / 1e6:.1f} MB decompressed)"
+            self._bar.set_postfix_str(post, refresh=False)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
 class Trace:
     """A loaded trace or profile: kernels analysed once, predicted for any GPU.
 
     n_jobs: kernel files read at once (None: every core); the result does not depend on it.
+    progress: a tqdm progress bar over the kernel files (kernels read, MB read) when tqdm is
+    installed, shown for loads over a second; False: none. Nothing is printed without tqdm.
     A Trace pickles as its paths: unpickled (in a worker process, say) it is loaded again,
     once per process, through the cache that load() uses."""
 
-    def __init__(self, paths: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]], n_jobs: Optional[int] = None):
+    def __init__(self, paths: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]], n_jobs: Optional[int] = None,
+                 progress: Optional[bool] = None):
         self.paths = _path_list(paths)
-        self._s = _core.Session(self.paths, _jobs(n_jobs))
+        bar = _ProgressBar() if progress is not False and _tqdm() is not None else None
+        try:
+            self._s = _core.Session(self.paths, _jobs(n_jobs), bar)
+        finally:
+            if bar is not None:
+                bar.close()
 
     def __reduce__(self):
         return (_cached_trace, (tuple(self.paths),))
@@ -226,15 +269,22 @@ class KernelResult:
         return self.data["stalls_cycles"]
 
     def per_pc(self):
-        """One row per instruction (PC): executions, latency, issue interval, stalls per execution by cause."""
+        """One row per instruction (PC): executions, latency, issue interval, stalls per execution by cause,
+        and the CUDA source_file and source_line where the input carries line info (a -lineinfo
+        nvdisasm listing, an Accel-Sim trace with lineinfo: line only), else None/<NA>."""
         import pandas as pd
 
         rows = []
         for p in self.data["per_pc"]:
-            row = {k: v for k, v in p.items() if k != "stalls_per_execution"}
+            row = {k: v for k, v in p.items() if k not in ("stalls_per_execution", "source_file", "source_line")}
+            row["source_file"] = p.get("source_file")
+            row["source_line"] = p.get("source_line")
             row.update({f"stall_{k}": v for k, v in p["stalls_per_execution"].items()})
             rows.append(row)
-        return pd.DataFrame(rows)
+        df = pd.DataFrame(rows)
+        if "source_line" in df:
+            df["source_line"] = df["source_line"].astype("Int64")
+        return df
 
 
 # GpuSpec values a prediction depends on, recorded with every result.

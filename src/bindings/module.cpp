@@ -32,6 +32,18 @@ Target target_of(const std::string& t) {
   throw ArgumentError("target must be 'duration' or 'back-to-back', got '" + t + "'");
 }
 
+// A Python progress callable, called as progress(kernels_done, kernels_total, file_read,
+// file_size, file_decompressed) from whichever thread reads (the GIL taken for the call). A
+// failing callable never fails the load: progress is a display only.
+void python_progress(const Progress& p, void* ctx) {
+  py::gil_scoped_acquire gil;
+  try {
+    (*static_cast<py::object*>(ctx))(p.kernels_done, p.kernels_total, p.file_read, p.file_size, p.file_decompressed);
+  } catch (py::error_already_set& e) {
+    e.discard_as_unraisable("gpuperf progress callback");
+  }
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -117,16 +129,20 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("launch_overhead_us", &GpuSpec::launch_overhead_us);
 
   py::class_<PySession>(m, "Session")
-      .def(py::init([](const std::vector<std::string>& paths, unsigned jobs) {
-             py::gil_scoped_release nogil;  // kernel files are read on `jobs` threads (0: every core)
+      .def(py::init([](const std::vector<std::string>& paths, unsigned jobs, py::object progress) {
              PySession p;
              p.paths = paths;
              LoadOptions lo;
              lo.jobs = jobs;
+             if (!progress.is_none()) {
+               lo.accelsim.progress = python_progress;
+               lo.accelsim.progress_ctx = &progress;
+             }
+             py::gil_scoped_release nogil;  // kernel files are read on `jobs` threads (0: every core)
              p.s = std::make_shared<Session>(load(paths, lo));
              return p;
            }),
-           py::arg("paths"), py::arg("jobs") = 1u)
+           py::arg("paths"), py::arg("jobs") = 1u, py::arg("progress") = py::none())
       .def("__len__", [](const PySession& p) { return p.s->size(); })
       .def("kernel_names", [](const PySession& p) {
         std::vector<std::string> v;  // display names, as reports give them

@@ -109,8 +109,31 @@ ModelMode mode_of(const std::string& m) {
   usage_error("--mode must be auto, simulation or bounds, got '" + m + "'");
 }
 
-void progress(std::uint64_t done, std::uint64_t total, void*) {
-  if (total) std::fprintf(stderr, "\rgpuperf: reading trace %3.0f%%", 100.0 * double(done) / double(total));
+// One stderr line, rewritten in place (only on a terminal, without --quiet): kernel files read
+// of the selection, and the bytes of the file being read (and the text a compressed one gave).
+constexpr int kProgressWidth = 100;
+std::string mb(std::uint64_t bytes) {
+  char b[32];
+  if (bytes < 1000000) std::snprintf(b, sizeof b, "%.0f kB", double(bytes) / 1e3);
+  else std::snprintf(b, sizeof b, "%.1f MB", double(bytes) / 1e6);
+  return b;
+}
+void progress(const Progress& p, void*) {
+  std::string s = "gpuperf:";
+  if (p.kernels_total > 1) s += " " + std::to_string(p.kernels_done) + "/" + std::to_string(p.kernels_total) + " kernels read";
+  if (!p.file.empty() && p.file_size) {
+    char b[160];
+    std::string name = std::filesystem::path(p.file).filename().string();
+    if (name.size() > 32) name = name.substr(0, 31) + "~";
+    std::snprintf(b, sizeof b, "%s %s: %s of %s read", p.kernels_total > 1 ? ";" : "", name.c_str(), mb(p.file_read).c_str(), mb(p.file_size).c_str());
+    s += b;
+    if (p.file_decompressed != p.file_read) s += " (" + mb(p.file_decompressed) + " decompressed)";
+  }
+  std::fprintf(stderr, "\r%-*.*s", kProgressWidth, kProgressWidth, s.c_str());
+  std::fflush(stderr);
+}
+void clear_progress(const LoadOptions& lo) {
+  if (lo.accelsim.progress) std::fprintf(stderr, "\r%*s\r", kProgressWidth, "");
 }
 
 // Tables installed beside the executable, so that an installed tree works wherever it is put:
@@ -197,10 +220,9 @@ int cmd_report(const Args& a) {
   r.tool_version = tool_version();
   r.gpu = g.name;
   auto work = [&](Kernel&& k, const Measurement& m, std::size_t launch_id) {
-    LaunchConfig launch = k.launch;
     Predictor p(std::make_shared<const Kernel>(std::move(k)));
     KernelReport kr = p.predict(g, opt);
-    identify(kr, launch, launch_id);
+    identify(kr, *p.analysis().kernel, launch_id);
     if (a.measured && m.time_us) {
       kr.measured_time_us = m.time_us;
       kr.measured_on = measured_elsewhere(*tables, g, m.device);
@@ -208,7 +230,7 @@ int cmd_report(const Args& a) {
     return kr;
   };
   for_each_kernel(a.positional, lo, work, [&](KernelReport&& kr) {
-    if (lo.accelsim.progress) std::fprintf(stderr, "\r%40s\r", "");
+    clear_progress(lo);
     r.total_time_us += kr.time_us;
     if (!a.json) std::cout << kernel_text(kr, a) << "\n" << std::flush;
     if (!a.per_pc && !a.json) kr.per_pc.clear();
@@ -225,7 +247,7 @@ int cmd_compare(const Args& a) {
   for (auto& name : a.gpus) specs.push_back(spec_for(tables, name, a));
   LoadOptions lo = load_options(a);
   Application app = load(a.positional, lo);
-  if (lo.accelsim.progress) std::fprintf(stderr, "\r%40s\r", "");
+  clear_progress(lo);
   Session s(std::move(app));  // the selected launches only
   PredictOptions opt;
   opt.mode = mode_of(a.mode);

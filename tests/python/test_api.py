@@ -210,3 +210,84 @@ def test_user_table_overrides_apply_in_python_as_in_the_cli(tmp_path, monkeypatc
     # The CLI reads the same order.
     out = subprocess.check_output([cli_path(), "report", *DEVSAMPLE, "--gpu", "a100", "--json", "--kernel", "3"])
     assert json.loads(out)["kernels"][0]["grid"]["ctas_per_sm"] == 7282  # 65536 CTAs on 9 SMs (607 on 108)
+
+
+LINEINFO_LISTING = str(FIX / "devsample" / "devkernels_sm90.lineinfo.nvdisasm.sass.xz")
+
+
+def test_per_pc_source_lines_from_a_lineinfo_listing():
+    r = gpuperf.predict(gpuperf.Trace(DEVSAMPLE + [LINEINFO_LISTING]), "h200", kernel=1)
+    df = r.kernels[0].per_pc()
+    ldg = df[df["text"].str.startswith("LDG")]
+    assert len(ldg) == 2
+    assert (ldg["source_file"] == "/tmp/devsample/devkernels.cu").all()
+    assert (ldg["source_line"] == 9).all()  # c[i]=a[i]+b[i] in tests/data/devkernels.cu
+    assert df.loc[df["pc"] == df["pc"].min(), "source_line"].item() == 8
+    assert "source_line" in r.per_pc().columns
+    # Without line info the columns are there, empty.
+    plain = gpuperf.predict(DEVSAMPLE, "h200", kernel=1).kernels[0].per_pc()
+    assert plain["source_line"].isna().all() and plain["source_file"].isna().all()
+
+
+def test_per_pc_source_lines_from_an_accelsim_lineinfo_trace():
+    df = gpuperf.predict(str(FIX / "accelsim" / "v4_lineinfo.trace"), "t4").kernels[0].per_pc()
+    assert df.set_index("pc")["source_line"].to_dict() == {0: 12, 16: 13, 32: 14}
+    assert df["source_file"].isna().all()  # the trace gives the line, not the file
+
+
+DATA = ROOT / "tests" / "data" / "h200" / "devsample"
+# Three kernel files, one of them 102 MiB of text in 37 kB of xz; and three small ones.
+THREE_TRACES = [str(DATA / "kernel-4.traceg.xz"), str(DATA / "kernel-42.traceg.xz"), str(FIX / "accelsim" / "v4_lineinfo.trace")]
+SMALL_TRACES = [str(DATA / "kernel-4.traceg.xz"), str(FIX / "accelsim" / "v5_modes.traceg"), str(FIX / "accelsim" / "v4_lineinfo.trace")]
+
+
+def test_load_progress_reports_kernels_and_bytes():
+    calls = []
+    gpuperf._core.Session(THREE_TRACES, 1, lambda *a: calls.append(a))
+    done = [c for c in calls if c[3] == 0]  # after each kernel file: (done, total, 0, 0, 0)
+    assert [c[:2] for c in done] == [(1, 3), (2, 3), (3, 3)]
+    reading = [c for c in calls if c[3] > 0]  # inside kernel-42: (1, 3, bytes read, size, text)
+    assert len(reading) >= 3
+    for d, t, read, size, text in reading:
+        assert (d, t) == (1, 3) and read <= size and text > 100 * read
+
+
+def test_progress_bar_uses_tqdm_and_nothing_prints_without_it(monkeypatch, capsys):
+    bars = []
+
+    class FakeTqdm:
+        def __init__(self, total=None, **kw):
+            self.total, self.n, self.postfix, self.closed = total, 0, "", False
+            bars.append(self)
+
+        def update(self, k):
+            self.n += k
+
+        def set_postfix_str(self, s, refresh=True):
+            self.postfix = s
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setattr(gpuperf, "_tqdm", lambda: FakeTqdm)
+    gpuperf.Trace(SMALL_TRACES)
+    assert len(bars) == 1 and bars[0].total == 3 and bars[0].n == 3 and bars[0].closed
+    gpuperf.Trace(SMALL_TRACES, progress=False)
+    assert len(bars) == 1
+    monkeypatch.setattr(gpuperf, "_tqdm", lambda: None)  # tqdm not installed
+    gpuperf.Trace(SMALL_TRACES)
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == ""
+
+
+def test_tool_version_names_the_commit_built():
+    """Built from a git checkout, TOOL_VERSION is 'VERSION (git DESCRIBE)' with DESCRIBE a commit of this repository."""
+    import re
+
+    if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--git-dir"], capture_output=True).returncode != 0:
+        assert gpuperf.TOOL_VERSION == gpuperf.__version__
+        return
+    m = re.fullmatch(re.escape(gpuperf.__version__) + r" \(git ([^)]+)\)", gpuperf.TOOL_VERSION)
+    assert m, gpuperf.TOOL_VERSION
+    rev = m.group(1).removesuffix("-dirty")
+    assert subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", rev + "^{commit}"], capture_output=True).returncode == 0

@@ -106,9 +106,9 @@ TEST_CASE("kernel files read on several threads give the same application as one
     // Streamed kernel by kernel, jobs at a time: the same reports, in launch order.
     std::vector<std::string> streamed;
     for_each_kernel({kl}, lo, [&](Kernel&& k, const Measurement&, std::size_t id) {
-      LaunchConfig launch = k.launch;
-      KernelReport kr = Predictor(std::make_shared<const Kernel>(std::move(k))).predict(g, {});
-      identify(kr, launch, id);
+      Predictor p(std::make_shared<const Kernel>(std::move(k)));
+      KernelReport kr = p.predict(g, {});
+      identify(kr, *p.analysis().kernel, id);  // as gpuperf report does: the name, id and source lines
       return kr;
     }, [&](KernelReport&& kr) { streamed.push_back(to_json(kr).dump()); });
     REQUIRE(streamed.size() == 4);
@@ -179,4 +179,62 @@ TEST_CASE("a name selector reads only the headers of unselected kernel files") {
   for (auto f : {"v5_modes.traceg", "v4_lineinfo.trace", "old_v2.traceg"})
     CHECK(detail::peek_accelsim_kernel_name(kFix + "/accelsim/" + f).value() == AccelSimKernelReader::read(kFix + "/accelsim/" + f).launch.name);
   CHECK(detail::peek_accelsim_kernel_name(kData + "/kernel-42.traceg.xz").value() == AccelSimKernelReader::read(kData + "/kernel-42.traceg.xz").launch.name);
+}
+
+namespace {
+struct SeenProgress {
+  std::vector<Progress> calls;
+  std::vector<std::size_t> kernels_done() const {
+    std::vector<std::size_t> v;
+    for (auto& p : calls)
+      if (p.file.empty()) v.push_back(p.kernels_done);
+    return v;
+  }
+  std::size_t file_calls() const {
+    std::size_t n = 0;
+    for (auto& p : calls) n += !p.file.empty();
+    return n;
+  }
+};
+void record_progress(const Progress& p, void* ctx) { static_cast<SeenProgress*>(ctx)->calls.push_back(p); }
+}  // namespace
+
+TEST_CASE("progress: kernel files read of the selection, and the bytes and text of a compressed file") {
+  TempDir d("progress");
+  d.copy(kData + "/kernel-42.traceg.xz", "k42.traceg.xz");  // 37 kB of xz, 102 MiB of text
+  d.copy(kFix + "/accelsim/v5_modes.traceg", "v5.traceg");
+  d.copy(kFix + "/accelsim/v4_lineinfo.trace", "v4.trace");
+  d.copy(kFix + "/accelsim/old_v2.traceg", "v2.traceg");
+  // One big compressed file read once (quick under the sanitizers), small ones for -j 2.
+  std::string big = d.put("big.g", "k42.traceg.xz\nv5.traceg\nv4.trace\n");
+  std::string small = d.put("small.g", "v5.traceg\nv4.trace\nv2.traceg\n");
+  LoadOptions lo;
+  SeenProgress seen;
+  lo.accelsim.progress = record_progress;
+  lo.accelsim.progress_ctx = &seen;
+  load(big, lo);
+  CHECK(seen.kernels_done() == std::vector<std::size_t>{1, 2, 3});
+  // Every 16 MB of text or more (the line reader reads ahead): several calls inside k42's
+  // 102 MiB, its compressed bytes far behind its text.
+  CHECK(seen.file_calls() >= 3);
+  for (auto& p : seen.calls) {
+    CHECK(p.kernels_total == 3);
+    if (p.file.empty()) continue;
+    CHECK(p.file.find("k42.traceg.xz") != std::string::npos);
+    CHECK(p.kernels_done == 0);
+    CHECK(p.file_size == fs::file_size(d.dir / "k42.traceg.xz"));
+    CHECK(p.file_read <= p.file_size);
+    CHECK(p.file_decompressed > 100 * p.file_read);
+  }
+  // Several files at once: kernels only, counted across for_each_kernel's batches too.
+  lo.jobs = 2;
+  SeenProgress par, streamed;
+  lo.accelsim.progress_ctx = &par;
+  load(small, lo);
+  CHECK(par.kernels_done() == std::vector<std::size_t>{1, 2, 3});
+  CHECK(par.file_calls() == 0);
+  lo.accelsim.progress_ctx = &streamed;
+  for_each_kernel({small}, lo, [](Kernel&&, const Measurement&, std::size_t id) { return id; }, [](std::size_t) {});
+  CHECK(streamed.kernels_done() == std::vector<std::size_t>{1, 2, 3});
+  for (auto& p : streamed.calls) CHECK(p.kernels_total == 3);
 }

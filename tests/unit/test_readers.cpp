@@ -89,6 +89,11 @@ TEST_CASE("Accel-Sim raw .trace v4 with line numbers: interleaved warps are grou
   CHECK(k.warps[1].end - k.warps[1].begin == 3);
   CHECK(k.program.size() == 3);
   CHECK(k.program[1].opcode == "IADD3");
+  // "-enable lineinfo = 1": the field after the warp id is the PC's CUDA source line (no file).
+  CHECK(k.program[0].source_line == 12);
+  CHECK(k.program[1].source_line == 13);
+  CHECK(k.program[2].source_line == 14);
+  CHECK(k.program[2].source_file.empty());
 }
 
 TEST_CASE("garbage header values get warnings and sane fallbacks") {
@@ -227,6 +232,69 @@ TEST_CASE("SASS listings: cuobjdump and nvdisasm agree on functions and opcodes"
   // Branch targets: cuobjdump prints addresses, nvdisasm labels; both resolve to the same PC.
   for (std::size_t j = 0; j < a[0].program.size(); ++j)
     if (a[0].program[j].branch_target) CHECK(b[0].program[j].branch_target == a[0].program[j].branch_target);
+}
+
+static const StaticInstr& at_pc(const Kernel& k, std::uint64_t pc) {
+  for (auto& s : k.program)
+    if (s.pc == pc) return s;
+  FAIL("no PC " << pc << " in " << k.launch.name);
+  return k.program.front();
+}
+
+TEST_CASE("nvdisasm -gi listing of -lineinfo code: each instruction's CUDA file and line") {
+  auto fs = read_sass_listing(kFix + "/devsample/devkernels_sm90.lineinfo.nvdisasm.sass.xz");
+  REQUIRE(fs.size() == 18);
+  const std::string cu = "/tmp/devsample/devkernels.cu";
+  const Kernel* vecadd = nullptr;
+  const Kernel* hist = nullptr;
+  for (auto& f : fs) {
+    if (f.launch.name == "_Z6vecaddPKfS0_Pfi") vecadd = &f;
+    if (f.launch.name == "_Z21histogram_smem_atomicPKjPji") hist = &f;
+    for (auto& s : f.program) CHECK_MESSAGE(s.source_line > 0, f.launch.name << " PC " << s.pc);
+  }
+  REQUIRE(vecadd);
+  REQUIRE(hist);
+  // tests/data/devkernels.cu line 8 opens vecadd, line 9 is its body (c[i]=a[i]+b[i]).
+  CHECK(at_pc(*vecadd, 0x0).source_file == cu);
+  CHECK(at_pc(*vecadd, 0x0).source_line == 8);
+  CHECK(at_pc(*vecadd, 0xd0).opcode == "LDG.E");
+  CHECK(at_pc(*vecadd, 0xd0).source_line == 9);
+  CHECK(at_pc(*vecadd, 0x120).opcode == "STG.E");
+  CHECK(at_pc(*vecadd, 0x120).source_line == 9);
+  // atomicAdd inlined at line 64: the instruction's own line is the header's, the first of the
+  // two '//##' lines; the branch after it is line 64 again, the barrier line 65.
+  CHECK(at_pc(*hist, 0x1a0).opcode == "ATOMS.POPC.INC.32");
+  CHECK(at_pc(*hist, 0x1a0).source_file == "/usr/local/cuda/bin/../targets/x86_64-linux/include/device_atomic_functions.hpp");
+  CHECK(at_pc(*hist, 0x1a0).source_line == 112);
+  CHECK(at_pc(*hist, 0x1b0).source_file == cu);
+  CHECK(at_pc(*hist, 0x1b0).source_line == 64);
+  CHECK(at_pc(*hist, 0x1d0).opcode == "BAR.SYNC.DEFER_BLOCKING");
+  CHECK(at_pc(*hist, 0x1d0).source_line == 65);
+  CHECK(vecadd->has_control_bits());  // -hex: the encodings still decode
+  // Listings without line info leave the lines unknown.
+  for (auto& f : read_sass_listing(kFix + "/devsample/devkernels_sm90.nvdisasm.sass.xz"))
+    for (auto& s : f.program) CHECK(s.source_line == 0);
+}
+
+TEST_CASE("ncu pages + a -lineinfo listing: the profile's instructions get their source lines") {
+  Application app = load(std::vector<std::string>{kFix + "/devsample/ncu_source.csv.xz", kFix + "/devsample/ncu_raw.csv.xz",
+                                                  kFix + "/devsample/devkernels_sm90.lineinfo.nvdisasm.sass.xz"});
+  REQUIRE(app.kernels.size() == 48);
+  const Kernel& k = app.kernels[0];  // vecadd, PCs absolute addresses
+  CHECK(k.launch.name.find("vecadd") != std::string::npos);
+  REQUIRE(k.program.size() > 14);
+  CHECK(k.program[0].source_line == 8);
+  CHECK(k.program[13].opcode == "LDG.E");
+  CHECK(k.program[13].source_file == "/tmp/devsample/devkernels.cu");
+  CHECK(k.program[13].source_line == 9);
+  for (auto& kk : app.kernels) CHECK_MESSAGE(kk.program.front().source_line > 0, kk.launch.name);
+}
+
+TEST_CASE("a malformed nvdisasm line-info comment names its line and column") {
+  std::string f = tmp_path("badline.sass");
+  write_file(f, "\t.target\tsm_90\n.text._Z1kv:\n\t//## File \"k.cu\", line x\n        /*0000*/    EXIT ;\n");
+  CHECK_THROWS_WITH_AS(read_sass_listing(f), (f + ":3:25: expected a line number (1 or more) after ', line '").c_str(), ParseError);
+  std::remove(f.c_str());
 }
 
 TEST_CASE("PPT-GPU app folder: dicts read as data, representative CTA") {
@@ -448,4 +516,20 @@ TEST_CASE("input format registry: a folder is its kernelslist or app_config.py, 
   REQUIRE(app.kernels.size() == 1);
   CHECK(app.kernels[0].launch.grid.x == 8);
   CHECK(app.kernels[0].format == SourceFormat::pptgpu);
+}
+
+TEST_CASE("compressed input: bytes of the file taken by the decoder, for progress") {
+  // The first read of a compressed file (1 MB, all of this 37 kB .xz) went uncounted, so progress
+  // showed '0 kB of 38 kB read' throughout.
+  const std::string f = std::string(GPUPERF_TEST_DIR) + "/data/h200/devsample/kernel-42.traceg.xz";
+  ByteSource src(f);
+  CHECK(src.compression() == Compression::xz);
+  CHECK(src.compressed_consumed() < src.file_size());  // the decoder has taken nothing yet
+  std::vector<char> buf(1 << 20);
+  std::uint64_t text = src.read(buf.data(), buf.size());
+  CHECK(src.compressed_consumed() > 0);
+  while (std::size_t n = src.read(buf.data(), buf.size())) text += n;
+  CHECK(src.compressed_consumed() == src.file_size());
+  CHECK(src.decompressed() == text);
+  CHECK(text == 106943520);  // xz -dc | wc -c
 }

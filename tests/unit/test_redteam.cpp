@@ -395,6 +395,7 @@ void check_same_ir(const Kernel& a, const Kernel& b) {
     CHECK(s.space == t.space);
     CHECK(s.mem_op == t.mem_op);
     CHECK(s.access_bits == t.access_bits);
+    CHECK(s.source_line == t.source_line);  // convert keeps the lines of a -enable lineinfo trace
     CHECK(s.warp_executed == t.warp_executed);
     CHECK(s.thread_executed == t.thread_executed);
   }

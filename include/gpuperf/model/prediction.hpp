@@ -80,6 +80,8 @@ struct PerPcRow {
   StallBreakdown stalls;      // per execution, averaged
   double stall_cycles_total = 0;  // stalls x executions, summed over the grid
   bool unknown_opcode = false;
+  std::string source_file;    // the CUDA source line, where the input has line info (0: unknown;
+  std::uint32_t source_line = 0;  // Accel-Sim traces give the line alone); filled by identify()
 };
 
 // Lower bounds on the kernel's time, each in cycles; the largest is the bottleneck.

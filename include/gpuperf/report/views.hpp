@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -60,10 +61,16 @@ inline nlohmann::json to_json(const KernelReport& k) {
                    {"attainable_gflops", r.attainable_gflops}, {"achieved_gflops", r.achieved_gflops}, {"bound", roofline_bound(r)}};
   j["stalls_cycles"] = to_json(k.stalls);
   j["per_pc"] = json::array();
-  for (auto& p : k.per_pc)
-    j["per_pc"].push_back({{"pc", p.pc}, {"text", p.text}, {"class", p.op_class}, {"warp_executions", p.warp_executions},
-                           {"latency", p.latency}, {"issue_interval", p.issue_interval}, {"stalls_per_execution", to_json(p.stalls)},
-                           {"stall_cycles_total", p.stall_cycles_total}, {"unknown_opcode", p.unknown_opcode}});
+  for (auto& p : k.per_pc) {
+    json row = {{"pc", p.pc}, {"text", p.text}, {"class", p.op_class}, {"warp_executions", p.warp_executions},
+                {"latency", p.latency}, {"issue_interval", p.issue_interval}, {"stalls_per_execution", to_json(p.stalls)},
+                {"stall_cycles_total", p.stall_cycles_total}, {"unknown_opcode", p.unknown_opcode}};
+    if (p.source_line) {  // only where the input carries line info
+      row["source_line"] = p.source_line;
+      if (!p.source_file.empty()) row["source_file"] = p.source_file;
+    }
+    j["per_pc"].push_back(std::move(row));
+  }
   j["unknown_opcodes"] = k.unknown_opcodes;
   j["warnings"] = explain(k.warnings);
   if (k.measured_time_us) j["measured_time_us"] = *k.measured_time_us;
@@ -94,6 +101,14 @@ inline std::string human_bytes(double b) {
   if (b >= 1e6) return fmtd("%.2f MB", b / 1e6);
   if (b >= 1e3) return fmtd("%.1f kB", b / 1e3);
   return fmtd("%.0f B", b);
+}
+// A per-PC row's source line as the text view shows it: "devkernels.cu:9" (the file's last
+// component), "line 9" where the input gives no file, "-" where it gives no line.
+inline std::string source_label(const PerPcRow& p) {
+  if (!p.source_line) return "-";
+  if (p.source_file.empty()) return "line " + std::to_string(p.source_line);
+  auto slash = p.source_file.find_last_of('/');
+  return (slash == std::string::npos ? p.source_file : p.source_file.substr(slash + 1)) + ":" + std::to_string(p.source_line);
 }
 inline std::string human_count(double v) {
   if (v >= 1e9) return fmtd("%.2fG", v / 1e9);
@@ -161,18 +176,22 @@ inline std::string to_text(const KernelReport& k, bool per_pc = false, std::size
   }
   for (auto& w : k.warnings) o << "  warning: " << explain(w) << "\n";
   if (per_pc && !k.per_pc.empty()) {
-    o << "\n  PC      executions   lat  II  stall/exec  top cause       instruction\n";
-    std::size_t n = 0;
-    for (auto& p : k.per_pc) {
-      if (per_pc_rows && n++ >= per_pc_rows) break;
+    // A source column only where the input carries line info, as wide as its longest entry.
+    std::size_t rows = per_pc_rows ? std::min(per_pc_rows, k.per_pc.size()) : k.per_pc.size(), src_w = 0;
+    for (std::size_t i = 0; i < rows; ++i)
+      if (k.per_pc[i].source_line) src_w = std::max(src_w, detail::source_label(k.per_pc[i]).size());
+    if (src_w) src_w = std::max<std::size_t>(src_w, 6);
+    auto src_col = [&](const std::string& v) { return src_w ? v + std::string(src_w - v.size() + 2, ' ') : std::string(); };
+    o << "\n  PC      executions   lat  II  stall/exec  top cause       " << src_col("source") << "instruction\n";
+    for (std::size_t i = 0; i < rows; ++i) {
+      const auto& p = k.per_pc[i];
       std::string cause = "-";
       double best = 0;
       for (auto& [kk, v] : p.stalls.as_map()) if (v > best) { best = v; cause = kk; }
       char buf[512];
-      std::snprintf(buf, sizeof buf, "  %06llx  %12s  %4.0f %3.0f  %10.2f  %-14s  %s%s\n", static_cast<unsigned long long>(p.pc),
-                    detail::human_count(p.warp_executions).c_str(), p.latency, p.issue_interval, p.stalls.total(), cause.c_str(), p.text.c_str(),
-                    p.unknown_opcode ? "   [unknown opcode]" : "");
-      o << buf;
+      std::snprintf(buf, sizeof buf, "  %06llx  %12s  %4.0f %3.0f  %10.2f  %-14s  ", static_cast<unsigned long long>(p.pc),
+                    detail::human_count(p.warp_executions).c_str(), p.latency, p.issue_interval, p.stalls.total(), cause.c_str());
+      o << buf << src_col(src_w ? detail::source_label(p) : std::string()) << p.text << (p.unknown_opcode ? "   [unknown opcode]" : "") << "\n";
     }
   }
   return o.str();

@@ -37,8 +37,16 @@ struct AccelSimHeader {
   bool has_grid = false, has_block = false;
 };
 
-// Progress callback: (bytes consumed, total file bytes). Called every few MB.
-using ProgressFn = void (*)(std::uint64_t, std::uint64_t, void*);
+// How far a long load has got, for a progress display; the library itself never prints it.
+struct Progress {
+  std::size_t kernels_done = 0, kernels_total = 0;  // kernel files of the selection read so far
+  std::uint64_t file_read = 0, file_size = 0;       // the file being read: bytes of it read (compressed bytes for .xz/.gz/.zst), its size
+  std::uint64_t file_decompressed = 0;              // the text it gave so far (= file_read for a plain file)
+  std::string file;                                 // its path ("" after a kernel is done)
+};
+// Progress callback: called every few MB of a file and after each kernel file, on one thread at
+// a time (maybe not the caller's). ctx is the Options' progress_ctx.
+using ProgressFn = void (*)(const Progress&, void* ctx);
 
 namespace detail {
 
@@ -134,6 +142,7 @@ class AccelSimKernelReader {
     bool keep_addresses = true;
     ProgressFn progress = nullptr;
     void* progress_ctx = nullptr;
+    std::size_t kernels_done = 0, kernels_total = 0;  // passed through to progress (the load path sets them)
   };
 
   static Kernel read(const std::string& path) { return read(path, Options{}); }
@@ -171,9 +180,17 @@ class AccelSimKernelReader {
 
     while (lr_.next(line)) {
       std::uint64_t ln = lr_.line_number();
-      if (opt_.progress && lr_.source().compressed_consumed() - last_progress > (32u << 20)) {
-        last_progress = lr_.source().compressed_consumed();
-        opt_.progress(last_progress, lr_.source().file_size(), opt_.progress_ctx);
+      // Every 16 MB of text (a compressed file's bytes read advance slower than its text).
+      if (opt_.progress && lr_.source().decompressed() - last_progress > (16u << 20)) {
+        last_progress = lr_.source().decompressed();
+        Progress p;
+        p.kernels_done = opt_.kernels_done;
+        p.kernels_total = opt_.kernels_total;
+        p.file_read = lr_.source().compressed_consumed();
+        p.file_size = lr_.source().file_size();
+        p.file_decompressed = last_progress;
+        p.file = lr_.path();
+        opt_.progress(p, opt_.progress_ctx);
       }
       if (line.empty()) continue;
       char c0 = line[0];
@@ -246,9 +263,12 @@ class AccelSimKernelReader {
         cta.z = static_cast<std::uint32_t>(cur.uinteger(0xffffffffu, "a CTA z index"));
         warp = static_cast<std::uint32_t>(cur.uinteger(1u << 20, "a warp id"));
       }
-      if (hdr_.lineinfo) cur.integer();
+      // "-enable lineinfo = 1": each line carries the CUDA source line of its PC (0: none).
+      std::uint32_t src_line = 0;
+      if (hdr_.lineinfo) src_line = static_cast<std::uint32_t>(cur.uinteger(0xffffffffu, "a source line number"));
       DynInstr d{};
       parse_instruction(cur, k, d);
+      if (src_line && !k.program[d.static_index].source_line) k.program[d.static_index].source_line = src_line;
       saw_any_instr = true;
       if (grouped && in_tb && cur_stream && hdr_.tracer_version >= 3) {
         k.dyn.push_back(d);

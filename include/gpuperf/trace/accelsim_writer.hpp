@@ -160,7 +160,9 @@ inline void write_traceg(const Kernel& k, const std::string& path) {
   if (k.launch.sm_version) out.write("-binary version = " + std::to_string(k.launch.sm_version) + "\n");
   out.write("-cuda stream id = " + std::to_string(k.launch.cuda_stream) + "\n");
   out.write("-shmem base_addr = " + hex(k.shared_window_base) + "\n-local mem base_addr = " + hex(k.local_window_base) + "\n");
-  out.write("-accelsim tracer version = 5\n-enable lineinfo = 0\n");
+  // Source lines survive a conversion: with any known, every line leads with its own (0: none).
+  const bool lineinfo = std::any_of(k.program.begin(), k.program.end(), [](const StaticInstr& s) { return s.source_line != 0; });
+  out.write(std::string("-accelsim tracer version = 5\n-enable lineinfo = ") + (lineinfo ? "1" : "0") + "\n");
   if (k.traced_ctas && k.traced_ctas < k.launch.grid.count()) out.write("-traced ctas = " + std::to_string(k.traced_ctas) + "\n");
   if (k.truncated_at_instructions) out.write("-truncated at instructions = " + std::to_string(k.truncated_at_instructions) + "\n");
   out.write("\n#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses] immediate\n\n");
@@ -186,9 +188,9 @@ inline void write_traceg(const Kernel& k, const std::string& path) {
     for (auto di = w.begin; di < w.end; ++di) {
       const auto& d = k.dyn[di];
       const auto& s = k.program[d.static_index];
-      std::string l;
+      std::string l = lineinfo ? std::to_string(s.source_line) + " " : std::string();
       std::snprintf(line, sizeof line, "%04llx %08x %zu", static_cast<unsigned long long>(s.pc), d.active_mask, s.dst.size());
-      l = line;
+      l += line;
       for (auto r : s.dst) l += " " + sass::reg_name(r);
       l += " " + s.opcode + " " + std::to_string(s.src.size());
       for (auto r : s.src) l += " " + sass::reg_name(r);

@@ -74,6 +74,7 @@ class ByteSource {
     std::fseek(f_, 0, SEEK_END);
     file_size_ = static_cast<std::uint64_t>(std::ftell(f_));
     std::fseek(f_, static_cast<long>(raw_len_), SEEK_SET);
+    if (comp_ != Compression::none) consumed_ = raw_len_;  // the first chunk, given to the decoder below
     if (comp_ == Compression::xz) {
       xz_ = LZMA_STREAM_INIT;
       if (lzma_stream_decoder(&xz_, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) throw IoError(path + ": cannot initialise xz decoder");
@@ -102,7 +103,18 @@ class ByteSource {
   Compression compression() const { return comp_; }
   const std::string& path() const { return path_; }
   std::uint64_t file_size() const { return file_size_; }
-  std::uint64_t compressed_consumed() const { return consumed_; }
+  // Bytes of the file taken so far: by the decoder for compressed input (not those waiting in
+  // its input buffer), handed out for a plain file.
+  std::uint64_t compressed_consumed() const {
+    switch (comp_) {
+      case Compression::xz: return consumed_ - xz_.avail_in;
+      case Compression::gzip: return consumed_ - gz_.avail_in;
+      case Compression::zstd: return consumed_ - (zin_.size - zin_.pos);
+      case Compression::none: break;
+    }
+    return consumed_;
+  }
+  std::uint64_t decompressed() const { return produced_; }  // bytes handed out (= consumed for plain files)
 
   std::size_t read(char* out, std::size_t cap) {
     std::size_t n = read_some(out, cap);

@@ -60,6 +60,11 @@ struct StaticInstr {
   bool predicated = false;
   std::optional<std::uint64_t> branch_target;  // static target PC if known
   sass::ControlBits control;        // valid only when joined with a SASS listing
+  // The CUDA source line the compiler attributes the instruction to, where the input carries
+  // line info (-lineinfo listings, Accel-Sim traces with lineinfo): 0 = unknown. The file is
+  // empty where the input gives the line alone (Accel-Sim traces).
+  std::string source_file;
+  std::uint32_t source_line = 0;
 
   // Work description (counts, never timings).
   std::uint64_t warp_executed = 0;        // dynamic warp-level executions

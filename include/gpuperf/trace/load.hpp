@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <string>
@@ -40,9 +41,9 @@ GPUPERF_FUNC bool launch_matches(const LaunchConfig& L, std::size_t position, co
 // "void sgemm_smem_tiled<(int)16>(const float *, ...)" -> "sgemm_smem_tiled".
 GPUPERF_FUNC std::string base_function_name(const std::string& name);
 
-// Joins compiler control bits from a listing into a kernel by matching its opcode
-// sequence (PCs in a profile are absolute addresses, listings are offsets). Returns true if
-// a function matched.
+// Joins compiler control bits and -lineinfo source lines from a listing into a kernel by
+// matching its opcode sequence (PCs in a profile are absolute addresses, listings are offsets).
+// Returns true if a function matched.
 GPUPERF_FUNC bool join_listing(Kernel& k, const std::vector<Kernel>& listing);
 
 // Which launches to load: a --kernel selector (launch_matches), then ncu's --launch-skip and
@@ -84,7 +85,13 @@ GPUPERF_FUNC InputPlan plan_unguarded(const std::vector<std::string>& paths);
 // Indices of the launches a selection keeps, opening as little as it can.
 GPUPERF_FUNC std::vector<std::size_t> select_launches(InputPlan& plan, const LoadOptions& opt);
 // Reads the chosen launches' kernel files, up to opt.jobs at once, and joins the listing.
-GPUPERF_FUNC void read_launches(InputPlan& plan, const std::vector<std::size_t>& chosen, const LoadOptions& opt);
+// Kernel files read of a selection, for opt.accelsim.progress (shared by the batches of one load).
+struct KernelCount {
+  std::mutex mu;
+  std::size_t done = 0, total = 0;
+};
+GPUPERF_FUNC void read_launches(InputPlan& plan, const std::vector<std::size_t>& chosen, const LoadOptions& opt, KernelCount* count = nullptr,
+                                bool file_bytes = true);
 }  // namespace detail
 
 // Loads one or more paths into one Application. Listings join the other inputs; a listing
@@ -107,16 +114,18 @@ void for_each_kernel(const std::vector<std::string>& paths, const LoadOptions& o
   auto chosen = detail::io_guard(where, [&] { return detail::select_launches(plan, opt); });
   using Result = decltype(work(std::declval<Kernel&&>(), std::declval<const Measurement&>(), std::size_t{}));
   std::size_t batch = opt.jobs == 0 ? hardware_jobs() : opt.jobs;
+  detail::KernelCount count;
+  count.total = chosen.size();
   for (std::size_t b = 0; b < chosen.size(); b += batch) {
     std::vector<std::size_t> part(chosen.begin() + static_cast<std::ptrdiff_t>(b),
                                   chosen.begin() + static_cast<std::ptrdiff_t>(std::min(chosen.size(), b + batch)));
     std::vector<std::optional<Result>> out(part.size());
     LoadOptions po = opt;
     po.jobs = 1;  // the pool below reads and works in one step per kernel
-    if (batch > 1 && chosen.size() > 1) po.accelsim.progress = nullptr;
+    const bool file_bytes = !(batch > 1 && chosen.size() > 1);  // several files at once: kernels done only
     detail::io_guard(where, [&] {
       parallel_for(part.size(), static_cast<unsigned>(batch), [&](std::size_t i) {
-        detail::read_launches(plan, {part[i]}, po);
+        detail::read_launches(plan, {part[i]}, po, &count, file_bytes);
         auto& pk = plan.launches[part[i]];
         Kernel k = std::move(*pk.kernel);
         pk.kernel.reset();

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <regex>
@@ -99,6 +100,7 @@ GPUPERF_FUNC bool join_listing(Kernel& k, const std::vector<Kernel>& listing) {
     if (k.program[i].dst.empty() && k.program[i].src.empty()) { k.program[i].dst = src->dst; k.program[i].src = src->src; }
     if (k.program[i].mem_base.empty()) { k.program[i].mem_base = src->mem_base; k.program[i].mem_offset = src->mem_offset; }
     if (!k.program[i].branch_target && src->branch_target) k.program[i].branch_target = *src->branch_target + base;
+    if (k.program[i].source_file.empty() && src->source_line) { k.program[i].source_file = src->source_file; k.program[i].source_line = src->source_line; }
   }
   if (!k.launch.sm_version) k.launch.sm_version = best->launch.sm_version;
   return true;
@@ -253,15 +255,31 @@ GPUPERF_FUNC std::vector<std::size_t> select_launches(InputPlan& plan, const Loa
 }
 
 // Reads the chosen launches' kernel files, up to opt.jobs at once, and joins the listing.
-GPUPERF_FUNC void read_launches(InputPlan& plan, const std::vector<std::size_t>& chosen, const LoadOptions& opt) {
+GPUPERF_FUNC void read_launches(InputPlan& plan, const std::vector<std::size_t>& chosen, const LoadOptions& opt, KernelCount* count,
+                                bool file_bytes) {
+  KernelCount local;
+  if (!count) { count = &local; local.total = chosen.size(); }
   AccelSimKernelReader::Options ro = opt.accelsim;
   unsigned jobs = opt.jobs == 0 ? hardware_jobs() : opt.jobs;
-  if (jobs > 1 && chosen.size() > 1) ro.progress = nullptr;  // one progress line cannot follow several files
+  if ((jobs > 1 && chosen.size() > 1) || !file_bytes) ro.progress = nullptr;  // one progress line cannot follow several files' bytes
   parallel_for(chosen.size(), jobs, [&](std::size_t i) {
     auto& pk = plan.launches[chosen[i]];
-    if (!pk.kernel) pk.kernel = AccelSimKernelReader::read(pk.file, ro);
+    AccelSimKernelReader::Options mine = ro;
+    mine.kernels_total = count->total;
+    {
+      std::lock_guard<std::mutex> lock(count->mu);
+      mine.kernels_done = count->done;
+    }
+    if (!pk.kernel) pk.kernel = AccelSimKernelReader::read(pk.file, mine);
     if (!plan.listing.empty() && !join_listing(*pk.kernel, plan.listing))
       pk.kernel->warnings.push_back("no function in the SASS listing matches this kernel's instructions; compiler stall counts unavailable");
+    if (opt.accelsim.progress) {
+      std::lock_guard<std::mutex> lock(count->mu);
+      Progress p;
+      p.kernels_done = ++count->done;
+      p.kernels_total = count->total;
+      opt.accelsim.progress(p, opt.accelsim.progress_ctx);
+    }
   });
 }
 

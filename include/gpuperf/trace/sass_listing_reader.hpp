@@ -1,7 +1,9 @@
 // Static SASS listings from `cuobjdump -sass` and `nvdisasm` (with or without -hex).
 // Each function becomes a Kernel whose program has no counts; where the encoding is printed
 // the scheduling control bits are decoded (Volta+: high word of each 128-bit instruction;
-// Maxwell/Pascal: a 64-bit control word before every three instructions).
+// Maxwell/Pascal: a 64-bit control word before every three instructions). Listings of code
+// built with -lineinfo and disassembled with `nvdisasm -g` or `-gi` carry the CUDA source line
+// of the instructions after each '//## File "PATH", line N' comment.
 #pragma once
 
 #include <optional>
@@ -35,6 +37,25 @@ inline std::vector<std::uint64_t> hex_comments(std::string_view line) {
   return out;
 }
 
+// '//## File "PATH", line N' (nvdisasm -g), optionally followed by ' inlined at "PATH2", line M'
+// (-gi): the file and line the instructions after it come from (the innermost, inlined one).
+inline void parse_line_info(std::string_view t, const std::string& path, std::uint64_t ln, std::uint32_t col0, std::string& file, std::uint32_t& line) {
+  constexpr std::string_view lead = "//## File \"";
+  auto close = t.find('"', lead.size());
+  if (!scan::starts_with(t, lead) || close == std::string_view::npos)
+    throw ParseError(path, ln, col0, "expected '//## File \"PATH\", line N' (nvdisasm line info)");
+  std::string_view rest = t.substr(close + 1);
+  constexpr std::string_view sep = ", line ";
+  if (!scan::starts_with(rest, sep)) throw ParseError(path, ln, col0 + static_cast<std::uint32_t>(close + 1), "expected ', line N' after the file name");
+  rest.remove_prefix(sep.size());
+  std::uint32_t v = 0;
+  auto r = std::from_chars(rest.data(), rest.data() + rest.size(), v);
+  if (r.ec != std::errc() || v == 0)
+    throw ParseError(path, ln, col0 + static_cast<std::uint32_t>(close + 1 + sep.size()), "expected a line number (1 or more) after ', line '");
+  file = std::string(t.substr(lead.size(), close - lead.size()));
+  line = v;
+}
+
 inline std::uint32_t sm_from_text(std::string_view s) {
   auto p = s.find("sm_");
   if (p == std::string_view::npos) p = s.find("SM");
@@ -61,6 +82,9 @@ inline std::vector<Kernel> read_sass_listing(const std::string& path) {
   int maxwell_slot = 0;
   StaticInstr* awaiting_high = nullptr;       // Volta+: instruction waiting for its 2nd hex word
   bool any_function = false;
+  std::string src_file;             // the source line of the instructions that follow (-lineinfo)
+  std::uint32_t src_line = 0;
+  bool prev_line_info = false;      // the line before was a '//##' line too
 
   auto resolve_labels = [&]() {
     if (!cur) return;
@@ -82,12 +106,24 @@ inline std::vector<Kernel> read_sass_listing(const std::string& path) {
     maxwell_ctrl.reset();
     awaiting_high = nullptr;
     any_function = true;
+    src_file.clear();
+    src_line = 0;
   };
 
   while (lr.next(line)) {
     if (scan::has_binary_junk(line)) throw ParseError(path, lr.line_number(), 1, "expected SASS listing text, found binary data");
     auto t = scan::trim(line);
     if (t.empty()) continue;
+    const bool after_line_info = prev_line_info;
+    prev_line_info = false;
+    if (scan::starts_with(t, "//##")) {
+      // nvdisasm -gi prints the inlined location, then each location it is inlined at, one
+      // line each: the first of a run is the instruction's own source line.
+      if (!after_line_info && scan::starts_with(t, "//## File"))
+        detail::parse_line_info(t, path, lr.line_number(), static_cast<std::uint32_t>(t.data() - line.data() + 1), src_file, src_line);
+      prev_line_info = true;
+      continue;
+    }
     if (scan::starts_with(t, "code for sm_") || scan::starts_with(t, ".target")) { sm = detail::sm_from_text(t); continue; }
     if (scan::starts_with(t, ".headerflags")) {
       if (!sm) sm = detail::sm_from_text(t);
@@ -133,6 +169,8 @@ inline std::vector<Kernel> read_sass_listing(const std::string& path) {
         }
       }
       if (!pending_label.empty()) { labels[pending_label] = pc; pending_label.clear(); }
+      s.source_file = src_file;
+      s.source_line = src_line;
       if (maxwell_ctrl) {
         s.control = sass::decode_control_maxwell(*maxwell_ctrl, maxwell_slot);
         if (++maxwell_slot == 3) maxwell_ctrl.reset();
