@@ -7,7 +7,8 @@ validation corpus' TRAIN part.
 For each GPU with measurements (H100, H200) and each prediction target (duration: vs the ncu
 duration; back-to-back: vs the CUDA-event time per launch) it predicts every launch of the train
 split (split.json) from every input path (traces and ncu profiles of either GPU) with
-`gpuperf report --json`, and hands each row's parts (the SM's time, DRAM and L2 transfer times, the atomics or busiest-warp floor, and the measured time) to
+`gpuperf report --json`, and hands each row's parts (the SM's time and throughput bound, DRAM
+and L2 transfer times, the atomics or busiest-warp floor, and the measured time) to
 gpuperf_fit (bench/validation/fit_launch_interval.cpp: a grid choice of the overlap exponent per
 model mode, Eigen least squares for the launch term,
 Boost.Math Student-t interval of log(measured / predicted) per model mode). Traces the tracer
@@ -38,6 +39,14 @@ def training_rows(gpuperf, jobs):
     return [r for r in rows if r["pred"] is not None and not r["truncated"]]
 
 
+def parts_us(r):
+    """A row's SM time, SM throughput, DRAM, L2 and floor (atomics or busiest warp) in us, as
+    gpuperf's bound::sm_and_memory combines them."""
+    b = {k: r["bound_" + k] or 0.0 for k in evaluate.BOUND_COLUMNS}
+    throughput = max(b["issue"], b["functional_unit"], b["shared_memory"] + b["l1"])
+    return [x / r["clock_mhz"] for x in (b["sm_rounds"], throughput, b["dram"], b["l2"], max(b["atomics"], b["busiest_warp"]))]
+
+
 def write_tables(fit, train_suites, date, path):
     with open(path) as f:
         cat = json.load(f)
@@ -47,7 +56,7 @@ def write_tables(fit, train_suites, date, path):
         key = "fitted-validation-train-" + gpu
         cat["sources"][key] = {"kind": "fitted", "on": on, "gpu": gpu, "tool": "bench/validation/fit.py", "date": date,
                                "note": "fitted on %s, %s, %s" % (on, gpu, date)}
-        ex = per_target.pop("overlap_exponent", None)
+        ex = per_target.get("overlap_exponent")
         for mode in ("simulation", "bounds"):
             k = "overlap_exponent_" + mode
             entry.pop(k, None)
@@ -56,6 +65,8 @@ def write_tables(fit, train_suites, date, path):
                             "note": "grid choice by mean |log(measured / predicted)| over %d train predictions of both modes: %.3f (%.3f with perfect overlap)" % (
                                 ex["n"], ex["mean_abs_log_error"], ex["mean_abs_log_error_without"])}
         for target, f in per_target.items():
+            if target == "overlap_exponent":
+                continue
             t = target.replace("-", "_")
             entry["launch_" + t + "_us"] = {
                 "value": round(f["launch_us"], 3), "source": key,
@@ -86,12 +97,8 @@ def main():
         tsv = open(a.rows).read()
     else:
         rows = training_rows(a.gpuperf, a.jobs)
-        def us(r, *bounds):
-            return max(r["bound_" + b] or 0.0 for b in bounds) / r["clock_mhz"]
-        tsv = "# gpu target mode split sm_us dram_us l2_us floor_us measured_us (train part; floor: atomics or busiest warp)\n" + "".join(
-            "%s\t%s\t%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\n" % (
-                r["gpu"], r["target"], r["mode"], r["split"], us(r, "sm_rounds"), us(r, "dram"), us(r, "l2"),
-                us(r, "atomics", "busiest_warp"), r["measured"])
+        tsv = "# gpu target mode split sm_us throughput_us dram_us l2_us floor_us measured_us (train part; floor: atomics or busiest warp)\n" + "".join(
+            "%s\t%s\t%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\n" % (r["gpu"], r["target"], r["mode"], r["split"], *parts_us(r), r["measured"])
             for r in rows)
         os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
         with open(os.path.join(HERE, "results", "fit_rows.tsv"), "w") as f:

@@ -5,12 +5,12 @@
 //   gpuperf_fit < rows.tsv > fit.json
 //
 // Each input row: gpu, target (duration|back-to-back), mode (simulation|bounds), split, and in
-// microseconds sm (the busiest SM's rounds), dram, l2 (transfer times), floor (the larger of
-// the atomics and busiest-warp bounds) and measured. A row of any split other than "train" is
+// microseconds sm (the busiest SM's rounds), throughput (its issue, unit and MIO bound), dram,
+// l2 (transfer times), floor (the larger of the atomics and busiest-warp bounds) and measured. A row of any split other than "train" is
 // an error: nothing is ever fitted on the test part.
 //
-// Overlap exponent p per model mode: the body is max(||(sm, dram, l2)||_p, floor) (gpuperf's
-// bound::overlap); p is chosen on a grid (with "not fitted", the largest part, among the
+// Overlap exponent p per model mode: the body is max(sm, ||(throughput, max(dram, l2))||_p, floor)
+// (gpuperf's bound::sm_and_memory); p is chosen on a grid (with "not fitted", the largest part, among the
 // candidates) by the mean |log(measured / predicted)| over the GPU's rows, with each target's
 // launch term re-fitted for every candidate.
 // Launch term L: minimises sum_i w_i ((body_i + L - m_i) / m_i)^2 over 0 <= L <= 50 us, a
@@ -41,14 +41,14 @@ namespace {
 
 struct Row {
   std::string target, mode;
-  double sm = 0, dram = 0, l2 = 0, floor = 0, measured = 0;
+  double sm = 0, throughput = 0, dram = 0, l2 = 0, floor = 0, measured = 0;
   double body = 0;  // with the chosen overlap exponent
 };
 
 // Candidate exponents; 0 is "not fitted": the largest part, as without an exponent.
-constexpr double kExponents[] = {0, 1.25, 1.5, 1.75, 2, 2.5, 3, 4, 6, 8};
+constexpr double kExponents[] = {0, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 4, 6, 8};
 
-double body_us(const Row& r, double p) { return std::max(gpuperf::bound::overlap(r.sm, r.dram, r.l2, p), r.floor); }
+double body_us(const Row& r, double p) { return std::max(gpuperf::bound::sm_and_memory(r.sm, r.throughput, r.dram, r.l2, p), r.floor); }
 
 struct LaunchFit {
   double value = 0, stderr_us = 0;
@@ -109,8 +109,9 @@ int main() {
     std::istringstream in(line);
     std::string gpu, split;
     Row r;
-    if (!(in >> gpu >> r.target >> r.mode >> split >> r.sm >> r.dram >> r.l2 >> r.floor >> r.measured)) {
-      std::fprintf(stderr, "gpuperf_fit: stdin line %d: expected gpu target mode split sm_us dram_us l2_us floor_us measured_us\n", lineno);
+    if (!(in >> gpu >> r.target >> r.mode >> split >> r.sm >> r.throughput >> r.dram >> r.l2 >> r.floor >> r.measured)) {
+      std::fprintf(stderr, "gpuperf_fit: stdin line %d: expected gpu target mode split sm_us throughput_us dram_us l2_us floor_us measured_us\n",
+                   lineno);
       return 1;
     }
     if (split != "train") {
@@ -118,7 +119,7 @@ int main() {
       return 1;
     }
     if ((r.mode != "simulation" && r.mode != "bounds") || (r.target != "duration" && r.target != "back-to-back") || !(r.measured > 0) ||
-        !(r.sm >= 0) || !(r.dram >= 0) || !(r.l2 >= 0) || !(r.floor >= 0)) {
+        !(r.sm >= 0) || !(r.throughput >= 0) || !(r.dram >= 0) || !(r.l2 >= 0) || !(r.floor >= 0)) {
       std::fprintf(stderr, "gpuperf_fit: stdin line %d: bad mode, target or times\n", lineno);
       return 1;
     }

@@ -36,7 +36,9 @@ TEST_CASE("what-if: clock, bandwidth, SM count and L2 move predictions the right
   auto slow = base;
   slow.set("sm_clock_mhz", base.sm_clock_mhz / 2);
   double f0 = s.predict(base, {}, ffma).kernels[0].cycles;
-  CHECK(s.predict(slow, {}, ffma).kernels[0].cycles == doctest::Approx(f0));  // same cycles
+  // Nearly the same cycles: only its few DRAM waits shrink in cycles (DRAM latency is a physical time).
+  CHECK(s.predict(slow, {}, ffma).kernels[0].cycles == doctest::Approx(f0).epsilon(1e-3));
+  CHECK(s.predict(slow, {}, ffma).kernels[0].cycles <= f0);
   CHECK(s.predict(slow, {}, ffma).kernels[0].time_us > 1.9 * (s.predict(base, {}, ffma).kernels[0].time_us - base.launch_overhead_us));
   auto half_sms = base;
   half_sms.set("sms", 66);

@@ -59,9 +59,9 @@ struct GpuSpec {
   double launch_overhead_us = 0;
   double launch_back_to_back_us = 0;
   double alu_latency_scale = 1.0;  // scales every ALU class latency (what-if)
-  // How the SM's time and the DRAM and L2 transfer times overlap, per model mode: the
-  // exponent of their p-norm (bound::overlap), fitted on a measured corpus; 0: not fitted,
-  // perfect overlap (the largest).
+  // How the SM's throughput time and the DRAM and L2 transfer times overlap, per model mode:
+  // the exponent of their p-norm (bound::sm_and_memory), fitted on a measured corpus; 0: not
+  // fitted, perfect overlap (the largest).
   double overlap_exponent_simulation = 0, overlap_exponent_bounds = 0;
   CalibratedIntervals intervals;
 

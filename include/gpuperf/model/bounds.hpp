@@ -37,6 +37,16 @@ inline double overlap(double a, double b, double c, double p) {
   if (!(p > 0) || std::isinf(p) || m <= 0) return m;
   return m * std::pow(std::pow(a / m, p) + std::pow(b / m, p) + std::pow(c / m, p), 1.0 / p);
 }
+// The busiest SM's time with the L2 and DRAM transfers. The SM's throughput parts (issue,
+// functional units, the MIO pipes) and the memory transfer overlap imperfectly: their p-norm.
+// L2 and DRAM move the same bytes in one pipeline, so the transfer is the longer of the two.
+// The rounds' own time already holds the memory waits of the warps' dependent paths, so it
+// bounds from below and is not combined again (a streaming kernel's latency chain is its DRAM
+// transfer). Without a fitted exponent: the largest of rounds, DRAM and L2, perfect overlap.
+inline double sm_and_memory(double sm_rounds, double throughput, double dram, double l2, double p) {
+  if (!(p > 0) || std::isinf(p)) return std::max({sm_rounds, dram, l2});
+  return std::max(sm_rounds, overlap(throughput, std::max(dram, l2), 0, p));
+}
 // Bytes over a bandwidth in GB/s, in cycles of a clock in MHz.
 inline double bandwidth(double bytes, double gbs, double clock_mhz) { return gbs > 0 ? bytes / (gbs * 1e3) * clock_mhz : 0; }
 // Rounds of resident CTAs on the busiest SM: full rounds and the CTAs of the last one.

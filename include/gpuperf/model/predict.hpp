@@ -242,8 +242,8 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
     if (an.ctas.size() < static_cast<std::size_t>(rep.occupancy.blocks_per_sm) && an.ctas.size() < w.per_sm)
       rep.warnings.push_back({WarningCode::ctas_replayed, {std::to_string(an.ctas.size()), std::to_string(rep.occupancy.blocks_per_sm)}});
   }
-  // The kernel: rounds on the busiest SM overlapped with the L2 and DRAM transfers, bounded by
-  // the L2's atomic units and the busiest warp's own path.
+  // The kernel: rounds on the busiest SM, their throughput overlapped with the L2 and DRAM
+  // transfers, bounded by the L2's atomic units and the busiest warp's own path.
   const double rounds_cycles = sm_cycles(w, rounds.full.cycles, rounds.tail.cycles);
   const double dram_gbs = g.dram_bandwidth_gbs * g.dram_efficiency;
   rep.bounds = kernel_scale(rounds.full.bounds, rounds_cycles, rounds.full.cycles);
@@ -251,7 +251,8 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   rep.bounds.sm_rounds = sm;
   add_memory_bounds(rep.bounds, rep.memory, an.atomics, g, dram_gbs);
   const double p = sim ? g.overlap_exponent_simulation : g.overlap_exponent_bounds;
-  rep.bounds.sm_and_memory = bound::overlap(sm, rep.bounds.dram, rep.bounds.l2, p);
+  const double throughput = std::max({rep.bounds.issue, rep.bounds.functional_unit, rep.bounds.shared_memory + rep.bounds.l1});
+  rep.bounds.sm_and_memory = bound::sm_and_memory(sm, throughput, rep.bounds.dram, rep.bounds.l2, p);
   rep.cycles = std::max({rep.bounds.sm_and_memory, rep.bounds.atomics, rep.bounds.busiest_warp});
   rep.target = opt.target;
   rep.launch_overhead_us = launch_term(g, opt.target);

@@ -90,7 +90,7 @@ struct Bounds {
   double atomics = 0;        // L2 atomic units: same-word updates serialize (measured rate curves)
   double busiest_warp = 0;   // kernel: the busiest warp's dependent path (work imbalance), not per round
   double sm_rounds = 0;      // kernel: the busiest SM's rounds of CTAs (simulated or bounded, floored), not per round
-  double sm_and_memory = 0;  // kernel: sm_rounds, dram and l2 combined as they overlap (bound::overlap)
+  double sm_and_memory = 0;  // kernel: sm_rounds with the SM's throughput and dram and l2 as they overlap (bound::sm_and_memory)
   std::string busiest_unit;  // class of the functional-unit bound
   std::map<std::string, double> as_map() const {
     return {{"issue", issue}, {"functional_unit", functional_unit}, {"latency", latency}, {"shared_memory", shared_memory},
