@@ -69,6 +69,13 @@ class ArgumentError : public Error {
   explicit ArgumentError(const std::string& m) : Error(ErrorId::invalid_argument, m) {}
 };
 
+// A kernel selector (launch id, name regex, launch window) that names no kernel of the input:
+// an ArgumentError for the CLI, a LookupError in Python.
+class UnknownKernelError : public ArgumentError {
+ public:
+  explicit UnknownKernelError(const std::string& m) : ArgumentError(m) {}
+};
+
 class ModelError : public Error {
  public:
   explicit ModelError(const std::string& m) : Error(ErrorId::model, m) {}

@@ -86,7 +86,7 @@ class Session {
     std::vector<std::size_t> out;
     for (std::size_t i = 0; i < kernels_.size(); ++i)
       if (launch_matches(kernels_[i]->launch, launch_ids_[i], selector)) out.push_back(i);
-    if (out.empty()) throw ArgumentError("no kernel matches '" + selector + "' (" + std::to_string(kernels_.size()) + " kernels in the input)");
+    if (out.empty()) throw UnknownKernelError("no kernel matches '" + selector + "' (" + std::to_string(kernels_.size()) + " kernels in the input)");
     return out;
   }
 

@@ -43,6 +43,7 @@ FormatError = _core.FormatError
 TableError = _core.TableError
 UnknownGpuError = _core.UnknownGpuError
 ArgumentError = _core.ArgumentError
+UnknownKernelError = _core.UnknownKernelError
 ModelError = _core.ModelError
 
 _PKG_TABLES = os.path.join(os.path.dirname(__file__), "latency_tables")
@@ -52,22 +53,41 @@ _tables_cache: Dict[tuple, Any] = {}
 KNOBS = tuple(_core.GpuSpec.knobs())
 
 
-def tables(dirs: Sequence[str] = ()) -> "_core.Tables":
+def tables(dirs: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]] = ()) -> "_core.Tables":
     """Latency tables: `dirs` first, then $GPUPERF_TABLES, the user config dir, the shipped ones."""
     shipped = _PKG_TABLES if os.path.isdir(_PKG_TABLES) else ""
-    search = _core.Tables.default_search_path(list(dirs), shipped)
+    dirs = _path_list(dirs, "tables_dirs")
+    search = _core.Tables.default_search_path(dirs, shipped)
     key = tuple(search)  # the resolved path: a changed $GPUPERF_TABLES or user dir is a new key
     if key not in _tables_cache:
-        _tables_cache[key] = _core.Tables.load(list(dirs), shipped)
+        _tables_cache[key] = _core.Tables.load(dirs, shipped)
     return _tables_cache[key]
+
+
+_tables_validated: set = set()
+
+
+def _checked_tables(dirs) -> "_core.Tables":
+    """tables(dirs) for predictions: what check_tables() reports is refused (TableError), as
+    `gpuperf report --tables` refuses what `gpuperf tables check` rejects."""
+    t = tables(dirs)
+    key = tuple(t.search_path)
+    if key not in _tables_validated:
+        t.validate()
+        _tables_validated.add(key)
+    return t
 
 
 def gpu_spec(gpu: Union[str, "_core.GpuSpec"] = "a100", tables_dirs: Sequence[str] = (), **what_if: float) -> "_core.GpuSpec":
     """A GPU from the catalog with what-if changes applied (sm_clock_mhz=..., sms=..., l2_mb=...)."""
-    spec = gpu.copy() if isinstance(gpu, _core.GpuSpec) else _core.GpuSpec.from_catalog(tables(tables_dirs), gpu)
+    spec = gpu.copy() if isinstance(gpu, _core.GpuSpec) else _core.GpuSpec.from_catalog(_checked_tables(tables_dirs), gpu)
     for k, v in what_if.items():
         if v is not None:
-            spec.set(k, float(v))
+            try:
+                x = float(v)
+            except (TypeError, ValueError, OverflowError):
+                raise ArgumentError(f"{k} must be a number, got {v!r}") from None
+            spec.set(k, x)
     return spec
 
 
@@ -80,8 +100,14 @@ def _jobs(n_jobs: Optional[int]) -> int:
     return n_jobs
 
 
-def _path_list(paths) -> List[str]:
-    return [os.fspath(paths)] if isinstance(paths, (str, os.PathLike)) else [os.fspath(p) for p in paths]
+def _path_list(paths, what: str = "paths") -> List[str]:
+    """Paths as str, as os.fsdecode spells them: a name that is not UTF-8 (bytes, or str with
+    surrogate escapes) names the same file when the C++ core opens it."""
+    try:
+        items = [paths] if isinstance(paths, (str, bytes, os.PathLike)) else list(paths)
+        return [os.fsdecode(os.fspath(p)) for p in items]
+    except TypeError:
+        raise ArgumentError(f"{what} must be a path (str, bytes or os.PathLike) or a sequence of paths, got {paths!r}") from None
 
 
 def _tqdm():
@@ -158,6 +184,9 @@ class Trace:
         """0-based indices of the kernels a selector picks: a launch id (1-based position in the
         input, an int or digits) or a regular expression searched in the names; [] for all.
         launch_skip/launch_count then window the matching launches as ncu's options do."""
+        for name, v in (("launch_skip", launch_skip), ("launch_count", launch_count)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+                raise ArgumentError(f"{name} must be a whole number, got {v!r}")
         if launch_skip < 0 or (launch_count is not None and launch_count < 1):
             raise ArgumentError(f"launch_skip must be >= 0 and launch_count >= 1, got {launch_skip} and {launch_count}")
         if kernel is None and not launch_skip and launch_count is None:
@@ -165,7 +194,7 @@ class Trace:
         idx = list(range(len(self))) if kernel is None else self._s.select(str(kernel))
         idx = idx[launch_skip:None if launch_count is None else launch_skip + launch_count]
         if not idx:
-            raise ArgumentError(f"no kernel in the launch window (launch_skip {launch_skip}, launch_count {launch_count}) "
+            raise UnknownKernelError(f"no kernel in the launch window (launch_skip {launch_skip}, launch_count {launch_count}) "
                                 f"of the {len(self)} launches")
         return idx
 
@@ -413,7 +442,7 @@ def predict(trace, gpu: Union[str, "_core.GpuSpec"] = "a100", kernel: Union[None
     t = load(trace)
     spec = gpu_spec(gpu, tables_dirs, **what_if)
     which = t.select(kernel, launch_skip, launch_count)
-    rep = json.loads(t._s.predict_json(spec, mode, per_pc, which, warm_l2, target))
+    rep = json.loads(t._s.predict_json(spec, mode, bool(per_pc), which, bool(warm_l2), target))
     rep["settings"] = {**_settings(spec, what_if, mode, warm_l2), "target": target}
     rep["tool_version"] = TOOL_VERSION
     measured = t.measured_time_us
@@ -440,7 +469,15 @@ def _grid_points(grids: Dict[str, Iterable[float]]) -> Tuple[List[str], List[tup
     if unknown:
         raise ArgumentError(f"unknown sweep parameter(s) {sorted(unknown)}; known: {', '.join(KNOBS)}")
     keys = list(grids)
-    return keys, list(itertools.product(*(list(grids[k]) for k in keys)))
+    values = []
+    for k in keys:
+        if isinstance(grids[k], (str, bytes)):
+            raise ArgumentError(f"sweep parameter {k} must be a sequence of numbers, got {grids[k]!r}")
+        try:
+            values.append(list(grids[k]))
+        except TypeError:
+            raise ArgumentError(f"sweep parameter {k} must be a sequence of numbers, got {grids[k]!r}") from None
+    return keys, list(itertools.product(*values))
 
 
 def _sweep_rows(t: Trace, gpu, keys: List[str], points: List[tuple], which: List[int], mode: str, warm_l2: bool,
@@ -451,7 +488,7 @@ def _sweep_rows(t: Trace, gpu, keys: List[str], points: List[tuple], which: List
     names = t.kernel_names
     ids = t._s.launch_ids()
     rows = []
-    for values, spec, times in zip(points, specs, t._s.predict_times_many(specs, mode, which, warm_l2, jobs)):
+    for values, spec, times in zip(points, specs, t._s.predict_times_many(specs, mode, which, bool(warm_l2), jobs)):
         for i, tm in zip(idx, times):
             rows.append({**dict(zip(keys, values)), "gpu": spec.name, "launch": ids[i], "kernel": names[i], "time_us": tm,
                          "mode_requested": mode, "warm_l2": bool(warm_l2)})
@@ -528,7 +565,7 @@ def _compare_frames(t: Trace, gpus, kernel, mode, warm_l2, launch_skip, launch_c
     idx = which or list(range(len(t)))
     measured = t.measured_time_us
     frames = []
-    for spec, text in zip(specs, t._s.predict_json_many(specs, mode, False, which, warm_l2, jobs)):
+    for spec, text in zip(specs, t._s.predict_json_many(specs, mode, False, which, bool(warm_l2), jobs)):
         rep = json.loads(text)
         rep["settings"] = _settings(spec, what_if, mode, warm_l2)
         rep["tool_version"] = TOOL_VERSION
@@ -660,7 +697,10 @@ def sweep_many(traces: Sequence[Any], gpu: str = "a100", kernel=None, mode: str 
     cols = ["trace", *keys, "gpu", "launch", "kernel", "time_us", "mode_requested", "warm_l2"]
     df = pd.DataFrame(rows, columns=cols)
     if parquet is not None:
-        df.to_parquet(os.fspath(parquet), index=False)
+        try:
+            df.to_parquet(os.fspath(parquet), index=False)
+        except OSError as e:
+            raise IoError(f"{os.fsdecode(os.fspath(parquet))}: cannot write the Parquet file: {e}") from e
     return df
 
 
@@ -677,5 +717,5 @@ def check_tables(tables_dirs: Sequence[str] = ()) -> List[tuple]:
 
 
 __all__ = ["predict", "what_if", "sweep", "compare", "predict_many", "sweep_many", "clear_cache", "cache_info", "gpus", "load", "Trace", "Result", "KernelResult", "gpu_spec", "tables",
-           "check_tables", "Error", "ParseError", "IoError", "FormatError", "TableError", "UnknownGpuError", "ArgumentError",
+           "check_tables", "Error", "ParseError", "IoError", "FormatError", "TableError", "UnknownGpuError", "UnknownKernelError", "ArgumentError",
            "ModelError", "KNOBS", "__version__", "TOOL_VERSION"]

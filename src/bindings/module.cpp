@@ -1,6 +1,7 @@
 // gpuperf._core: the private extension behind the Python facade (python/gpuperf). Reports
 // cross as JSON text in the same schema the CLI prints, so every interface agrees.
 #include <pybind11/pybind11.h>
+#include <filesystem>
 #include <pybind11/stl.h>
 
 #include "gpuperf/gpuperf.hpp"
@@ -44,6 +45,104 @@ void python_progress(const Progress& p, void* ctx) {
   }
 }
 
+// Text that crosses into Python: names and messages come from input files in any encoding;
+// bytes that are not UTF-8 are shown as \xNN escapes instead of raising UnicodeDecodeError.
+py::str text(const std::string& s) {
+  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "backslashreplace");
+  if (!o) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(o);
+}
+
+// A file name as Python spells it (os.fsdecode): undecodable bytes become surrogates, so the
+// name given back opens the same file.
+py::str fs_text(const std::string& s) {
+  PyObject* o = PyUnicode_DecodeFSDefaultAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
+  if (!o) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(o);
+}
+
+py::list fs_list(const std::vector<std::string>& v) {
+  py::list out;
+  for (auto& s : v) out.append(fs_text(s));
+  return out;
+}
+
+// A path from Python (str, bytes or os.PathLike; os.fsencode's rules, so names that are not
+// UTF-8 work). Anything else is an ArgumentError, not pybind11's TypeError.
+std::string fs_path(const py::handle& h, const char* what) {
+  PyObject* p = PyOS_FSPath(h.ptr());
+  if (!p) {
+    PyErr_Clear();
+    throw ArgumentError(std::string(what) + " must be a path (str, bytes or os.PathLike), got " + std::string(py::str(py::type::of(h).attr("__name__"))));
+  }
+  py::object path = py::reinterpret_steal<py::object>(p);
+  if (PyBytes_Check(path.ptr())) return std::string(PyBytes_AS_STRING(path.ptr()), static_cast<std::size_t>(PyBytes_GET_SIZE(path.ptr())));
+  PyObject* b = PyUnicode_EncodeFSDefault(path.ptr());
+  if (!b) {
+    PyErr_Clear();
+    throw ArgumentError(std::string(what) + " cannot be encoded as a file name: " + std::string(py::repr(path)));
+  }
+  py::bytes bytes = py::reinterpret_steal<py::bytes>(b);
+  return std::string(bytes);
+}
+
+std::vector<std::string> fs_paths(const py::handle& h, const char* what) {
+  if (PyUnicode_Check(h.ptr()) || PyBytes_Check(h.ptr()) || PyObject_HasAttrString(h.ptr(), "__fspath__")) return {fs_path(h, what)};
+  std::vector<std::string> out;
+  PyObject* it = PyObject_GetIter(h.ptr());
+  if (!it) {
+    PyErr_Clear();
+    throw ArgumentError(std::string(what) + " must be a path or a sequence of paths, got " + std::string(py::str(py::type::of(h).attr("__name__"))));
+  }
+  py::object iter = py::reinterpret_steal<py::object>(it);
+  while (PyObject* item = PyIter_Next(iter.ptr())) out.push_back(fs_path(py::reinterpret_steal<py::object>(item), what));
+  if (PyErr_Occurred()) throw py::error_already_set();
+  return out;
+}
+
+// A name or option from Python (a GPU name, a knob, a selector, a mode): a str (or bytes);
+// anything else is an ArgumentError naming the argument.
+std::string str_arg(const py::handle& h, const char* what) {
+  if (PyBytes_Check(h.ptr())) return std::string(py::reinterpret_borrow<py::bytes>(h));
+  if (!PyUnicode_Check(h.ptr()))
+    throw ArgumentError(std::string(what) + " must be a str, got " + std::string(py::str(py::type::of(h).attr("__name__"))));
+  PyObject* b = PyUnicode_AsEncodedString(h.ptr(), "utf-8", "surrogateescape");
+  if (!b) throw py::error_already_set();
+  return std::string(py::reinterpret_steal<py::bytes>(b));
+}
+
+// A number from Python for a GPU value: int or float (not bool, not str).
+double number_arg(const py::handle& h, const std::string& what) {
+  if (PyBool_Check(h.ptr()) || !(PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyObject_HasAttrString(h.ptr(), "__float__")) ||
+      PyUnicode_Check(h.ptr()))
+    throw ArgumentError(what + " must be a number, got " + std::string(py::str(py::type::of(h).attr("__name__"))));
+  double v = PyFloat_AsDouble(h.ptr());
+  if (v == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw ArgumentError(what + " must be a number that fits a double, got " + std::string(py::repr(h)));
+  }
+  return v;
+}
+
+// A GpuSpec value set directly (spec.sms = 0) goes through the same range check as set():
+// an impossible value is an ArgumentError, never stored.
+void set_field(GpuSpec& g, const char* attr, const char* knob, double per_unit, const py::handle& v) {
+  double x = number_arg(v, std::string("GpuSpec.") + attr);
+  try {
+    g.set(knob, x / per_unit);
+  } catch (const ArgumentError& e) {
+    // "--set sms=0: value must be in [1, 65536]" -> "GpuSpec.sms = 0: value must be in [1, 65536]"
+    std::string m = e.what(), head = std::string("--set ") + knob;
+    if (m.rfind(head + "=", 0) == 0 && m.find(": ") != std::string::npos) m = m.substr(m.find(": ") + 2);
+    else if (m.rfind(head + " ", 0) == 0) m = m.substr(head.size() + 1);
+    if (per_unit != 1) m += std::string(" (as ") + knob + ")";
+    throw ArgumentError(std::string("GpuSpec.") + attr + " = " + GpuSpec::fmt(x) + ": " + m);
+  }
+}
+
+// A report as JSON text: names that are not UTF-8 are written with U+FFFD, as the CLI's --json.
+std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -53,7 +152,7 @@ PYBIND11_MODULE(_core, m) {
 
   // C++ errors arrive as Python exceptions with the same message. Each is a gpuperf.Error and
   // also the built-in a Python caller would catch: bad content or arguments are ValueErrors, an
-  // unknown GPU is a LookupError, a file problem an OSError.
+  // unknown GPU or kernel is a LookupError, a file problem an OSError.
   static py::exception<Error> base(m, "Error");
   auto both = [](const py::handle& ours, PyObject* builtin) { return py::make_tuple(ours, py::handle(builtin)); };
   static py::exception<ParseError> parse_exc(m, "ParseError", both(base, PyExc_ValueError));
@@ -63,27 +162,46 @@ PYBIND11_MODULE(_core, m) {
   static py::exception<UnknownGpuError> gpu_exc(m, "UnknownGpuError", both(base, PyExc_LookupError));
   static py::exception<ArgumentError> arg_exc(m, "ArgumentError", both(base, PyExc_ValueError));
   static py::exception<ModelError> model_exc(m, "ModelError", both(base, PyExc_ValueError));
+  static py::exception<UnknownKernelError> kernel_exc(m, "UnknownKernelError", both(arg_exc, PyExc_LookupError));
+  // Every C++ exception reaches Python as one of these (a std::filesystem error is an IoError
+  // naming the path, an allocation failure or any other exception a gpuperf.Error), never as
+  // RuntimeError or MemoryError; messages that are not UTF-8 keep their bytes as \xNN escapes.
+  // pybind11's own exceptions (a Python error raised inside a call, a failed cast) pass through.
   py::register_exception_translator([](std::exception_ptr p) {
+    auto raise = [](const py::handle& type, const std::string& msg) { PyErr_SetObject(type.ptr(), text(msg).ptr()); };
     try {
       if (p) std::rethrow_exception(p);
-    } catch (const ParseError& e) { parse_exc(e.what());
-    } catch (const IoError& e) { io_exc(e.what());
-    } catch (const FormatError& e) { fmt_exc(e.what());
-    } catch (const TableError& e) { tab_exc(e.what());
-    } catch (const UnknownGpuError& e) { gpu_exc(e.what());
-    } catch (const ArgumentError& e) { arg_exc(e.what());
-    } catch (const ModelError& e) { model_exc(e.what());
-    } catch (const Error& e) { base(e.what()); }
+    } catch (const py::error_already_set&) { throw;
+    } catch (const py::builtin_exception&) { throw;
+    } catch (const ParseError& e) { raise(parse_exc, e.what());
+    } catch (const IoError& e) { raise(io_exc, e.what());
+    } catch (const FormatError& e) { raise(fmt_exc, e.what());
+    } catch (const TableError& e) { raise(tab_exc, e.what());
+    } catch (const UnknownGpuError& e) { raise(gpu_exc, e.what());
+    } catch (const UnknownKernelError& e) { raise(kernel_exc, e.what());
+    } catch (const ArgumentError& e) { raise(arg_exc, e.what());
+    } catch (const ModelError& e) { raise(model_exc, e.what());
+    } catch (const Error& e) { raise(base, e.what());
+    } catch (const std::filesystem::filesystem_error& e) {
+      std::string path = e.path1().empty() ? std::string() : e.path1().string() + ": ";
+      raise(io_exc, path + e.code().message());
+    } catch (const std::bad_alloc&) { raise(base, "out of memory");
+    } catch (const nlohmann::json::exception& e) { raise(base, std::string("unexpected JSON content: ") + e.what());
+    } catch (const std::exception& e) { raise(base, std::string("internal error: ") + e.what()); }
   });
 
   py::class_<Tables, std::shared_ptr<Tables>>(m, "Tables")
       // The search order is C++'s (Tables::default_search_path): Python passes its package's
       // tables as the shipped dir, never ahead of $GPUPERF_TABLES or the user config dir.
-      .def_static("default_search_path", &Tables::default_search_path, py::arg("dirs") = std::vector<std::string>{},
-                  py::arg("shipped_dir") = std::string())
-      .def_static("load", [](const std::vector<std::string>& dirs, const std::string& shipped_dir) {
-                    return std::const_pointer_cast<Tables>(Tables::load(Tables::default_search_path(dirs, shipped_dir)));
-                  }, py::arg("dirs"), py::arg("shipped_dir") = std::string())
+      .def_static("default_search_path", [](const py::object& dirs, const py::object& shipped_dir) {
+                    return fs_list(Tables::default_search_path(fs_paths(dirs, "dirs"), fs_path(shipped_dir, "shipped_dir")));
+                  }, py::arg("dirs") = py::list(), py::arg("shipped_dir") = py::str(""))
+      .def_static("load", [](const py::object& dirs, const py::object& shipped_dir) {
+                    auto explicit_dirs = fs_paths(dirs, "dirs");
+                    Tables::require_directories(explicit_dirs);  // a mistyped directory is an error, as --tables
+                    auto search = Tables::default_search_path(explicit_dirs, fs_path(shipped_dir, "shipped_dir"));
+                    return std::const_pointer_cast<Tables>(Tables::load(search));
+                  }, py::arg("dirs"), py::arg("shipped_dir") = py::str(""))
       .def("gpus_json", [](const Tables& t) {
         nlohmann::json j = nlohmann::json::array();
         for (auto& g : t.gpus()) {
@@ -91,19 +209,24 @@ PYBIND11_MODULE(_core, m) {
           for (auto& [k, v] : g.values) { e[k] = v.value; e[k + "_source"] = v.source; }
           j.push_back(e);
         }
-        return j.dump();
+        return dump(j);
       })
+      // Refuses (TableError) what check() reports, as the CLI's report does with --tables.
+      .def("validate", [](std::shared_ptr<Tables> t) { Tables::validated(t); })
       .def("check", [](const Tables& t) {
-        std::vector<std::pair<std::string, std::string>> out;
-        for (auto& i : t.check()) out.emplace_back(i.file, i.message);
+        py::list out;
+        for (auto& i : t.check()) out.append(py::make_tuple(fs_text(i.file), text(i.message)));
         return out;
       })
-      .def_property_readonly("default_gpu", &Tables::default_gpu)
-      .def_property_readonly("search_path", &Tables::search_path);
+      .def_property_readonly("default_gpu", [](const Tables& t) { return text(t.default_gpu()); })
+      .def_property_readonly("search_path", [](const Tables& t) { return fs_list(t.search_path()); });
 
-  py::class_<GpuSpec>(m, "GpuSpec")
-      .def_static("from_catalog", [](std::shared_ptr<Tables> t, const std::string& n) { return GpuSpec::from_catalog(t, n); })
-      .def("set", &GpuSpec::set)
+  py::class_<GpuSpec> spec(m, "GpuSpec");
+  spec.def_static("from_catalog", [](std::shared_ptr<Tables> t, const py::object& n) { return GpuSpec::from_catalog(t, str_arg(n, "gpu")); })
+      .def("set", [](GpuSpec& g, const py::object& key, const py::object& v) {
+        std::string k = str_arg(key, "a GPU setting's name");
+        g.set(k, number_arg(v, "--set " + k));
+      })
       .def_static("knobs", &GpuSpec::knobs)
       .def_static("knob_table", [] {
         std::vector<py::dict> out;
@@ -114,24 +237,36 @@ PYBIND11_MODULE(_core, m) {
       })
       .def("copy", [](const GpuSpec& g) { return g; })
       .def_readonly("name", &GpuSpec::name)
-      .def_readonly("arch", &GpuSpec::arch)
-      .def_readwrite("sms", &GpuSpec::sms)
-      // Through the knob: validated, and the DRAM latency keeps its time in ns.
-      .def_property("sm_clock_mhz", [](const GpuSpec& g) { return g.sm_clock_mhz; }, [](GpuSpec& g, double v) { g.set("sm_clock_mhz", v); })
-      .def_readwrite("dram_bandwidth_gbs", &GpuSpec::dram_bandwidth_gbs)
-      .def_readwrite("dram_efficiency", &GpuSpec::dram_efficiency)
-      .def_readwrite("l2_bytes", &GpuSpec::l2_bytes)
-      .def_readwrite("l2_bandwidth_gbs", &GpuSpec::l2_bandwidth_gbs)
-      .def_readwrite("l1_hit_latency", &GpuSpec::l1_hit_latency)
-      .def_readwrite("l2_hit_latency", &GpuSpec::l2_hit_latency)
-      .def_readwrite("dram_latency", &GpuSpec::dram_latency)
-      .def_readwrite("shared_latency", &GpuSpec::shared_latency)
-      .def_readwrite("launch_overhead_us", &GpuSpec::launch_overhead_us);
+      .def_readonly("arch", &GpuSpec::arch);
+  // Values are read and written as attributes; a write is checked as set() checks a knob.
+  struct Field {
+    const char* attr;
+    const char* knob;
+    double per_unit;  // attribute units per knob unit (l2_bytes is set as l2_mb)
+    double GpuSpec::*member;
+  };
+  static const Field fields[] = {
+      {"sm_clock_mhz", "sm_clock_mhz", 1, &GpuSpec::sm_clock_mhz},
+      {"dram_bandwidth_gbs", "dram_bandwidth_gbs", 1, &GpuSpec::dram_bandwidth_gbs},
+      {"dram_efficiency", "dram_efficiency", 1, &GpuSpec::dram_efficiency},
+      {"l2_bytes", "l2_mb", 1024.0 * 1024.0, &GpuSpec::l2_bytes},
+      {"l2_bandwidth_gbs", "l2_bandwidth_gbs", 1, &GpuSpec::l2_bandwidth_gbs},
+      {"l1_hit_latency", "l1_hit_latency", 1, &GpuSpec::l1_hit_latency},
+      {"l2_hit_latency", "l2_hit_latency", 1, &GpuSpec::l2_hit_latency},
+      {"dram_latency", "dram_latency", 1, &GpuSpec::dram_latency},
+      {"shared_latency", "shared_latency", 1, &GpuSpec::shared_latency},
+      {"launch_overhead_us", "launch_overhead_us", 1, &GpuSpec::launch_overhead_us},
+  };
+  spec.def_property("sms", [](const GpuSpec& g) { return g.sms; },
+                    [](GpuSpec& g, const py::object& v) { set_field(g, "sms", "sms", 1, v); });
+  for (const Field& f : fields)
+    spec.def_property(f.attr, [&f](const GpuSpec& g) { return g.*(f.member); },
+                      [&f](GpuSpec& g, const py::object& v) { set_field(g, f.attr, f.knob, f.per_unit, v); });
 
   py::class_<PySession>(m, "Session")
-      .def(py::init([](const std::vector<std::string>& paths, unsigned jobs, py::object progress) {
+      .def(py::init([](const py::object& paths, unsigned jobs, py::object progress) {
              PySession p;
-             p.paths = paths;
+             p.paths = fs_paths(paths, "paths");
              LoadOptions lo;
              lo.jobs = jobs;
              if (!progress.is_none()) {
@@ -139,14 +274,14 @@ PYBIND11_MODULE(_core, m) {
                lo.accelsim.progress_ctx = &progress;
              }
              py::gil_scoped_release nogil;  // kernel files are read on `jobs` threads (0: every core)
-             p.s = std::make_shared<Session>(load(paths, lo));
+             p.s = std::make_shared<Session>(load(p.paths, lo));
              return p;
            }),
            py::arg("paths"), py::arg("jobs") = 1u, py::arg("progress") = py::none())
       .def("__len__", [](const PySession& p) { return p.s->size(); })
       .def("kernel_names", [](const PySession& p) {
-        std::vector<std::string> v;  // display names, as reports give them
-        for (std::size_t i = 0; i < p.s->size(); ++i) v.push_back(demangle(p.s->kernel(i).launch.name));
+        py::list v;  // display names, as reports give them
+        for (std::size_t i = 0; i < p.s->size(); ++i) v.append(text(demangle(p.s->kernel(i).launch.name)));
         return v;
       })
       .def("launch_ids", [](const PySession& p) {
@@ -164,30 +299,33 @@ PYBIND11_MODULE(_core, m) {
         for (std::size_t i = 0; i < p.s->size(); ++i) v.push_back(p.s->measurement(i).time_us);
         return v;
       })
-      .def("select", [](const PySession& p, const std::string& sel) { return p.s->select(sel); })
-      .def_readonly("paths", &PySession::paths)
+      .def("select", [](const PySession& p, const py::object& sel) { return p.s->select(str_arg(sel, "kernel")); })
+      .def_property_readonly("paths", [](const PySession& p) { return fs_list(p.paths); })
       .def("predict_json",
-           [](const PySession& p, const GpuSpec& g, const std::string& mode, bool per_pc, const std::vector<std::size_t>& which, bool warm_l2,
-              const std::string& target) {
+           [](const PySession& p, const GpuSpec& g, const py::object& mode_obj, bool per_pc, const std::vector<std::size_t>& which, bool warm_l2,
+              const py::object& target_obj) {
+             const ModelMode mode = mode_of(str_arg(mode_obj, "mode"));
+             const Target target = target_of(str_arg(target_obj, "target"));
              std::string out;
              {
                py::gil_scoped_release nogil;
                PredictOptions o;
-               o.mode = mode_of(mode);
+               o.mode = mode;
                o.per_pc = per_pc;
                o.warm_l2 = warm_l2;
-               o.target = target_of(target);
-               out = to_json(p.s->predict(g, o, which)).dump();
+               o.target = target;
+               out = dump(to_json(p.s->predict(g, o, which)));
              }
              return out;
            },
            py::arg("gpu"), py::arg("mode") = "auto", py::arg("per_pc") = true, py::arg("which") = std::vector<std::size_t>{},
            py::arg("warm_l2") = false, py::arg("target") = "duration")
       .def("predict_times",
-           [](const PySession& p, const GpuSpec& g, const std::string& mode, const std::vector<std::size_t>& which, bool warm_l2) {
+           [](const PySession& p, const GpuSpec& g, const py::object& mode_obj, const std::vector<std::size_t>& which, bool warm_l2) {
+             const ModelMode mode = mode_of(str_arg(mode_obj, "mode"));
              py::gil_scoped_release nogil;
              PredictOptions o;
-             o.mode = mode_of(mode);
+             o.mode = mode;
              o.warm_l2 = warm_l2;
              o.per_pc = false;
              std::vector<double> t;
@@ -198,27 +336,29 @@ PYBIND11_MODULE(_core, m) {
       // Batches over GPU specs (a sweep's points, a comparison's GPUs): one call, the C++ work on
       // `jobs` threads (0: every core) with the GIL released; equal to one call per spec.
       .def("predict_json_many",
-           [](const PySession& p, const std::vector<GpuSpec>& gpus, const std::string& mode, bool per_pc, const std::vector<std::size_t>& which,
+           [](const PySession& p, const std::vector<GpuSpec>& gpus, const py::object& mode_obj, bool per_pc, const std::vector<std::size_t>& which,
               bool warm_l2, unsigned jobs) {
+             const ModelMode mode = mode_of(str_arg(mode_obj, "mode"));
              std::vector<std::string> out;
              {
                py::gil_scoped_release nogil;
                PredictOptions o;
-               o.mode = mode_of(mode);
+               o.mode = mode;
                o.per_pc = per_pc;
                o.warm_l2 = warm_l2;
-               for (auto& r : p.s->predict_many(gpus, o, which, jobs)) out.push_back(to_json(r).dump());
+               for (auto& r : p.s->predict_many(gpus, o, which, jobs)) out.push_back(dump(to_json(r)));
              }
              return out;
            },
            py::arg("gpus"), py::arg("mode") = "auto", py::arg("per_pc") = false, py::arg("which") = std::vector<std::size_t>{},
            py::arg("warm_l2") = false, py::arg("jobs") = 0u)
       .def("predict_times_many",
-           [](const PySession& p, const std::vector<GpuSpec>& gpus, const std::string& mode, const std::vector<std::size_t>& which, bool warm_l2,
+           [](const PySession& p, const std::vector<GpuSpec>& gpus, const py::object& mode_obj, const std::vector<std::size_t>& which, bool warm_l2,
               unsigned jobs) {
+             const ModelMode mode = mode_of(str_arg(mode_obj, "mode"));
              py::gil_scoped_release nogil;
              PredictOptions o;
-             o.mode = mode_of(mode);
+             o.mode = mode;
              o.warm_l2 = warm_l2;
              o.per_pc = false;
              std::vector<std::vector<double>> t;
@@ -232,11 +372,14 @@ PYBIND11_MODULE(_core, m) {
            py::arg("jobs") = 0u);
 
   // The kernel files a kernelslist names ([] for any other input): what a cached load depends on.
-  m.def("listed_kernel_files", [](const std::string& path) {
-    py::gil_scoped_release nogil;
+  m.def("listed_kernel_files", [](const py::object& path_obj) {
+    std::string path = fs_path(path_obj, "path");
     std::vector<std::string> out;
-    if (detect_kind(path) == "accelsim_kernelslist") out = read_kernelslist(path).kernel_files;
-    return out;
+    {
+      py::gil_scoped_release nogil;
+      if (detect_kind(path) == "accelsim_kernelslist") out = read_kernelslist(path).kernel_files;
+    }
+    return fs_list(out);
   });
   m.def("hardware_jobs", &hardware_jobs, "threads used for jobs=0: every core");
 }

@@ -1,6 +1,6 @@
 // libFuzzer targets, one per reader and per page, in one binary (one compile for CI):
-// GPUPERF_FUZZ_TARGET selects accelsim, ncu_source, ncu_raw, sass, pptgpu_config, tables or
-// kernelslist. Every reader must end bad input in a gpuperf::Error: any other exception, a
+// GPUPERF_FUZZ_TARGET selects accelsim, ncu_source, ncu_raw, sass, pptgpu_config, pptgpu,
+// tables or kernelslist. Every reader must end bad input in a gpuperf::Error: any other exception, a
 // crash, a hang, or undefined behaviour (UBSan with recovery off) is a finding.
 #include <unistd.h>
 
@@ -14,7 +14,7 @@
 
 namespace {
 
-enum class FuzzedReader { accelsim, ncu_source, ncu_raw, sass, pptgpu_config, tables, kernelslist };
+enum class FuzzedReader { accelsim, ncu_source, ncu_raw, sass, pptgpu_config, pptgpu, tables, kernelslist };
 FuzzedReader g_target = FuzzedReader::accelsim;
 std::string g_dir;  // per-process scratch directory
 
@@ -40,11 +40,14 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   else if (s == "ncu_raw") g_target = FuzzedReader::ncu_raw;
   else if (s == "sass") g_target = FuzzedReader::sass;
   else if (s == "pptgpu_config") g_target = FuzzedReader::pptgpu_config;
+  else if (s == "pptgpu") g_target = FuzzedReader::pptgpu;
   else if (s == "tables") g_target = FuzzedReader::tables;
   else if (s == "kernelslist") g_target = FuzzedReader::kernelslist;
   else { std::fprintf(stderr, "unknown GPUPERF_FUZZ_TARGET '%s'\n", s.c_str()); std::abort(); }
   g_dir = (std::filesystem::temp_directory_path() / ("gpuperf_fuzz_" + s + "_" + std::to_string(getpid()))).string();
   std::filesystem::create_directories(g_dir + "/arch");
+  std::filesystem::create_directories(g_dir + "/ppt/sass_traces");
+  std::filesystem::create_directories(g_dir + "/ppt/memory_traces");
   shipped();
   return 0;
 }
@@ -65,6 +68,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case FuzzedReader::ncu_raw: write(in, data, size); read_ncu_raw(in); break;
       case FuzzedReader::sass: write(in, data, size); read_sass_listing(in); break;
       case FuzzedReader::pptgpu_config: write(in, data, size); read_ppt_app_config(in); break;
+      case FuzzedReader::pptgpu: {
+        // A PPT-GPU folder of one kernel (4 CTAs of 128 threads): the input is its SASS trace,
+        // then after a line "#MEM" the memory file of CTA 0, after a second "#MEM" CTA 1's.
+        std::string all(reinterpret_cast<const char*>(data), size);
+        std::string parts[3];
+        std::size_t at = 0;
+        for (int i = 0; i < 3; ++i) {
+          std::size_t sep = i < 2 ? all.find("\n#MEM\n", at) : std::string::npos;
+          parts[i] = all.substr(at, sep == std::string::npos ? std::string::npos : sep - at);
+          if (sep == std::string::npos) { at = all.size(); break; }
+          at = sep + 6;
+        }
+        const std::string d = g_dir + "/ppt";
+        static const char cfg[] = "kernel_1 = {\n\t\"kernel_name\"\t: \"k\",\n\t\"num_registers\"\t: 16,\n\t\"shared_mem_bytes\"\t: 0,\n"
+                                  "\t\"grid_size\"\t: 4,\n\t\"block_size\"\t: 128,\n\t\"cuda_stream_id\"\t: 0\n}\n";
+        write(d + "/app_config.py", reinterpret_cast<const uint8_t*>(cfg), sizeof cfg - 1);
+        write(d + "/sass_traces/kernel_1.sass", reinterpret_cast<const uint8_t*>(parts[0].data()), parts[0].size());
+        for (int b = 0; b < 2; ++b) {
+          std::string f = d + "/memory_traces/kernel_1_block_" + std::to_string(b) + ".mem";
+          write(f, reinterpret_cast<const uint8_t*>(parts[b + 1].data()), parts[b + 1].size());
+        }
+        Application app = read_pptgpu_app(d);
+        for (auto& k : app.kernels) {
+          Predictor p{std::make_shared<const Kernel>(std::move(k))};
+          p.predict(GpuSpec::from_catalog(shipped(), "v100"));
+        }
+        break;
+      }
       case FuzzedReader::kernelslist: {
         write(in, data, size);
         detect_file(in);

@@ -12,7 +12,7 @@ cmake -S . -B "$B" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelW
   -DGPUPERF_BUILD_TESTS=OFF -DGPUPERF_BUILD_CLI=OFF -DGPUPERF_BUILD_BENCH=OFF >/dev/null || { echo "fuzz: cmake configure FAILED"; exit 1; }
 cmake --build "$B" > "$B/build.log" 2>&1 || { tail -60 "$B/build.log"; echo "fuzz: build FAILED"; exit 1; }
 S=${FUZZ_SECONDS:-20}
-TARGETS=${FUZZ_TARGETS:-accelsim ncu_source ncu_raw sass pptgpu_config tables kernelslist}
+TARGETS=${FUZZ_TARGETS:-accelsim ncu_source ncu_raw sass pptgpu_config pptgpu tables kernelslist}
 FX=tests/fixtures
 # Seeds cut a prefix of a fixture with head, which makes xz die of SIGPIPE: under pipefail
 # that failed the pipeline, and set -e then ended the target's background job without a word.
@@ -26,6 +26,11 @@ seed() {  # seed TARGET DIR: the real fixtures of that format
              xz -dc $FX/devsample/ncu_raw.csv.xz | head -n 3 | cut -d, -f1-12 > "$d/raw_narrow.csv" || true ;;
     sass) for f in $FX/devsample/*.sass.xz; do xz -dc "$f" | head -c 30000 > "$d/$(basename "$f" .xz)" || true; done ;;
     pptgpu_config) printf 'kernel_1 = { "kernel_name": "Kernel", "num_registers": 18, "shared_mem_bytes": 0,\n  "grid_size": 8, "block_size": 512, "cuda_stream_id": 0 }\nkernel_2 = { "kernel_name": "Kernel2", "num_registers": 12, "shared_mem_bytes": 0, "grid_size": 8, "block_size": 512, "cuda_stream_id": 0 }\n' > "$d/app_config.py" ;;
+    pptgpu) local p=$FX/pptgpu/bounds_loop
+            { cat $p/sass_traces/kernel_1.sass; printf '\n#MEM\n'; cat $p/memory_traces/kernel_1_block_0.mem
+              printf '\n#MEM\n'; cat $p/memory_traces/kernel_1_block_1.mem; } > "$d/folder.txt"
+            head -n 40 $p/sass_traces/kernel_1.sass > "$d/short.txt"; printf '\n#MEM\n' >> "$d/short.txt"
+            head -n 9 $p/memory_traces/kernel_1_block_2.mem >> "$d/short.txt" ;;
     tables) cp latency_tables/arch/sm_86.json "$d/"; cp latency_tables/arch/sm_80.json "$d/sm_80_as_86.json"
             sed -i 's/"arch": "sm_80"/"arch": "sm_86"/; s/"inherits": null/"inherits": "sm_80"/' "$d/sm_80_as_86.json" ;;
     kernelslist) cp $FX/accelsim/kernelslist.g "$d/" ;;

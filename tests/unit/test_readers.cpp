@@ -5,6 +5,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -532,4 +533,134 @@ TEST_CASE("compressed input: bytes of the file taken by the decoder, for progres
   CHECK(src.compressed_consumed() == src.file_size());
   CHECK(src.decompressed() == text);
   CHECK(text == 106943520);  // xz -dc | wc -c
+}
+
+// tests/fixtures/pptgpu/bounds_loop (make_fixture.py): a PPT-GPU trace as the tracer writes it.
+// The SASS trace is CTA 2's (warp slots 8..11, lines interleaved as the warps issued them);
+// every CTA has a memory file. The reader used to read block_0.mem alone and pair its records
+// warp after warp, so CTA 0's addresses went to the wrong instructions and stopped matching.
+static std::uint64_t ppt_load_addr(std::uint64_t cta, std::uint64_t w, std::uint64_t lane, std::uint64_t it) {
+  return 0x7f0000000000ull + 4 * (cta * 128 + w * 32 + lane + it * 512);
+}
+
+TEST_CASE("PPT-GPU: every CTA's memory file read, the traced CTA's records paired in issue order") {
+  Application app = load(kFix + "/pptgpu/bounds_loop");
+  REQUIRE(app.kernels.size() == 1);
+  const Kernel& k = app.kernels[0];
+  CHECK(k.launch.grid.x == 4);
+  CHECK(k.launch.block.x == 128);
+  CHECK(k.traced_ctas == 4);  // CTA 2 (traced) and CTAs 0, 1, 3 replayed with their own addresses
+  REQUIRE(k.warps.size() == 16);
+  CHECK(k.dyn.size() == 16 * 39);
+  for (std::uint32_t w = 0; w < 4; ++w) {
+    const WarpStream& ws = k.warps[w];
+    CHECK(ws.cta.x == 2);
+    CHECK(ws.warp_in_cta == w);  // hardware slot 8 + w
+    REQUIRE(ws.end - ws.begin == 39);
+    for (std::uint64_t it = 0; it < 6; ++it) {
+      const DynInstr& d = k.dyn[ws.begin + 7 + 5 * it];
+      REQUIRE(k.program[d.static_index].opcode == "LDG.E");
+      REQUIRE(d.addr_count == 32);
+      CHECK(d.mem_width == 4);
+      CHECK(k.addresses[d.addr_begin] == ppt_load_addr(2, w, 0, it));
+      CHECK(k.addresses[d.addr_begin + 31] == ppt_load_addr(2, w, 31, it));
+    }
+    const DynInstr& st = k.dyn[ws.begin + 37];
+    REQUIRE(k.program[st.static_index].opcode == "STG.E");
+    REQUIRE(st.addr_count == 32);
+    CHECK(k.addresses[st.addr_begin] == 0x7f1000000000ull + 4 * (2 * 128 + w * 32));
+  }
+  // CTA 0, issued in another order: its own addresses, each load once.
+  std::vector<std::uint64_t> got, want;
+  for (std::uint32_t w = 4; w < 8; ++w) {
+    CHECK(k.warps[w].cta.x == 0);
+    for (auto i = k.warps[w].begin; i < k.warps[w].end; ++i)
+      if (k.program[k.dyn[i].static_index].opcode == "LDG.E") {
+        REQUIRE(k.dyn[i].addr_count == 32);
+        got.push_back(k.addresses[k.dyn[i].addr_begin]);
+      }
+  }
+  for (std::uint64_t w = 0; w < 4; ++w)
+    for (std::uint64_t it = 0; it < 6; ++it) want.push_back(ppt_load_addr(0, w, 0, it));
+  std::sort(got.begin(), got.end());
+  std::sort(want.begin(), want.end());
+  CHECK(got == want);
+  for (auto& w : k.warnings) {
+    CHECK(w.find("no record") == std::string::npos);
+    CHECK(w.find("in order") == std::string::npos);
+  }
+}
+
+TEST_CASE("PPT-GPU: a predicated EXIT that warps pass does not end them") {
+  Application app = load(kFix + "/pptgpu/bounds_loop");
+  const Kernel& k = app.kernels[0];
+  const WarpStream& ws = k.warps[0];
+  const DynInstr& bounds_exit = k.dyn[ws.begin + 4];  // @P0 EXIT: every warp goes on
+  REQUIRE(k.program[bounds_exit.static_index].opcode == "EXIT");
+  CHECK(bounds_exit.active_mask == 0);
+  CHECK(k.program[bounds_exit.static_index].warp_executed == 16);  // 4 warps x 4 CTAs
+  CHECK(k.program[bounds_exit.static_index].pred_on_thread_executed == 0);
+  const DynInstr& last = k.dyn[ws.end - 1];
+  REQUIRE(k.program[last.static_index].opcode == "EXIT");
+  CHECK(last.active_mask == 0xffffffffu);
+  CHECK(k.program[last.static_index].pred_on_thread_executed == 16 * 32);
+  // Warps that retired at the first EXIT issued 5 of their 39 instructions, while the counts
+  // gave all 39: on a large grid the kernel came out below its own issue bound (IPC above the
+  // four schedulers of an SM).
+  std::string dir = tmp_path("ppt_large_grid");
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(kFix + "/pptgpu/bounds_loop", dir, std::filesystem::copy_options::recursive);
+  std::string cfg = slurp(dir + "/app_config.py");
+  cfg.replace(cfg.find(": 4,"), 4, ": 100000,");
+  write_file(dir + "/app_config.py", cfg);
+  Application big = load(dir);
+  std::filesystem::remove_all(dir);
+  REQUIRE(big.kernels[0].launch.grid.x == 100000);
+  auto tables = Tables::load_default();
+  for (const char* gpu : {"a100", "h100"}) {
+    Predictor p{std::make_shared<const Kernel>(big.kernels[0])};
+    PredictOptions o;
+    o.mode = ModelMode::simulation;
+    KernelReport r = p.predict(GpuSpec::from_catalog(tables, gpu), o);
+    CAPTURE(gpu);
+    CHECK(r.warp_instructions == doctest::Approx(100000.0 * 4 * 39));
+    CHECK(r.bounds.issue > 0);
+    CHECK(r.cycles >= r.bounds.issue);
+    CHECK(r.ipc <= 4.0);
+  }
+}
+
+TEST_CASE("PPT-GPU: an ALU kernel behind a bounds check is not predicted below its issue bound") {
+  // 8 warps pass `if (i >= n) return;` and issue 200 independent FFMAs each. With every warp
+  // retired at the bounds check, the simulated rounds held 3 instructions a warp while the
+  // counts held 203: the prediction fell far below the issue bound.
+  std::string dir = tmp_path("ppt_alu");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/sass_traces");
+  write_file(dir + "/app_config.py",
+             "kernel_1 = {\n\t\"kernel_name\"\t: \"alu\",\n\t\"num_registers\"\t: 80,\n\t\"shared_mem_bytes\"\t: 0,\n"
+             "\t\"grid_size\"\t: 100000,\n\t\"block_size\"\t: 256,\n\t\"cuda_stream_id\"\t: 0\n}\n");
+  std::vector<std::string> body{"S2R R0", "ISETP.GE.AND P0 R0 R5", "EXIT"};
+  for (int i = 0; i < 200; ++i) body.push_back("FFMA R" + std::to_string(8 + i % 64) + " R1 R2 R3");
+  body.push_back("EXIT");
+  std::string sass;
+  for (auto& b : body)
+    for (int w = 0; w < 8; ++w) sass += std::to_string(16 + w) + " " + b + " \n";
+  write_file(dir + "/sass_traces/kernel_1.sass", sass);
+  Application app = load(dir);
+  std::filesystem::remove_all(dir);
+  const Kernel& k = app.kernels[0];
+  REQUIRE(k.warps.size() == 8);
+  CHECK(k.dyn[k.warps[0].begin + 2].active_mask == 0);
+  auto tables = Tables::load_default();
+  for (const char* gpu : {"a100", "h100"}) {
+    Predictor p{std::make_shared<const Kernel>(k)};
+    PredictOptions o;
+    o.mode = ModelMode::simulation;
+    KernelReport r = p.predict(GpuSpec::from_catalog(tables, gpu), o);
+    CAPTURE(gpu);
+    CHECK(r.warp_instructions == doctest::Approx(100000.0 * 8 * 204));
+    CHECK(r.cycles >= r.bounds.issue);
+    CHECK(r.ipc <= 4.0);
+  }
 }
