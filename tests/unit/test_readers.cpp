@@ -357,6 +357,15 @@ TEST_CASE("ncu base names agree across the pages' spellings of anonymous namespa
   const std::string raw = "void unnamed>::cunn_SoftMaxForward<4, float, float, float, unnamed>::LogSoftMaxForwardEpilogue>(T4 *, const T2 *, int)";
   CHECK(ncu_base_name(source) == "cunn_SoftMaxForward");
   CHECK(ncu_base_name(raw) == "cunn_SoftMaxForward");
+  // A template argument from an anonymous namespace: on the raw page "<unnamed>" follows the
+  // identifier, the template's '<' and the abbreviation (H200 torchlib/misc failed the join).
+  const std::string cat_source = "void at::native::<unnamed>::CatArrayBatchedCopy_vectorized<at::native::<unnamed>::OpaqueType<(unsigned int)4>, "
+                                 "unsigned int, (int)2, (int)128, (int)1, (int)16, (int)4>(char *, at::native::<unnamed>::CatArrInputTensorMetadata<T1, T2, T4, T5>, "
+                                 "at::native::<unnamed>::TensorSizeStride<T2, (unsigned int)4>, int, T2)";
+  const std::string cat_raw = "void unnamed>::CatArrayBatchedCopy_vectorized<unnamed>::OpaqueType<4>, unsigned int, 2, 128, 1, 16, 4>(char *, "
+                              "unnamed>::CatArrInputTensorMetadata<T1, T2, T4, T5>, unnamed>::TensorSizeStride<T2, 4>, int, T2)";
+  CHECK(ncu_base_name(cat_source) == "CatArrayBatchedCopy_vectorized");
+  CHECK(ncu_base_name(cat_raw) == "CatArrayBatchedCopy_vectorized");
 }
 
 // The scanners' eight-digits-at-a-time and one-digit fast paths against the plain loops they

@@ -4,6 +4,7 @@
 // about the run (time, cycles, stall samples, hit rates, DRAM bytes) goes into Measurement.
 #pragma once
 
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <string>
@@ -381,10 +382,23 @@ inline std::vector<NcuRawRow> read_ncu_raw(const std::string& path) {
 // kernel differently ("<(int)16>" vs "<16>", "at::native::" vs "native::").
 inline std::string ncu_base_name(const std::string& demangled) {
   // The raw page abbreviates an anonymous namespace "<unnamed>" to "unnamed>", an unbalanced
-  // bracket that would hide the rest of the name: both spellings become "unnamed" first.
-  std::string name = demangled;
-  for (const std::string form : {"<unnamed>", "unnamed>"})
-    for (auto at = name.find(form); at != std::string::npos; at = name.find(form, at)) name.replace(at, form.size(), "unnamed");
+  // bracket that would hide the rest of the name: both spellings become "unnamed" first. A
+  // "<unnamed>" right after an identifier is a template's bracket and the abbreviation
+  // ("Copy<unnamed>::T<4>" on the raw page): its '<' stays.
+  std::string name;
+  for (std::size_t i = 0; i < demangled.size();) {
+    if (demangled.compare(i, 9, "<unnamed>") == 0) {
+      const char prev = i ? demangled[i - 1] : ' ';
+      const bool after_identifier = std::isalnum(static_cast<unsigned char>(prev)) || prev == '_';
+      name += after_identifier ? "<unnamed" : "unnamed";
+      i += 9;
+    } else if (demangled.compare(i, 8, "unnamed>") == 0) {
+      name += "unnamed";
+      i += 8;
+    } else {
+      name += demangled[i++];
+    }
+  }
   std::string flat;
   int depth = 0;
   for (char c : name) {
