@@ -351,6 +351,19 @@ TEST_CASE("a 64-bit CUDA stream handle in a trace header is accepted and kept") 
 // Found by the public validation corpus: the raw page prints "<unnamed>" as "unnamed>", and the
 // unbalanced bracket hid the function's name, so PyTorch's kernels in anonymous namespaces
 // failed the source/raw join.
+// Found by the public validation corpus (H200 HeCBench shuffle, copied here): a program that
+// launches each kernel twice gives two identical source sections and two raw rows; the reader
+// dropped the second section as a printing repeat and then refused the 14-vs-18 mismatch.
+TEST_CASE("ncu: a kernel launched twice keeps both identical source sections") {
+  const std::string d = kFix + "/ncu_launched_twice";
+  Application app = load(std::vector<std::string>{d + "/ncu_source.csv.xz", d + "/ncu_raw.csv.xz"});
+  REQUIRE(app.kernels.size() == 18);
+  CHECK(app.kernels[0].launch.name == "bcast_shfl_xor_sg8(int *)");
+  CHECK(app.kernels[1].launch.name == app.kernels[0].launch.name);
+  CHECK(app.kernels[12].launch.name == app.kernels[17].launch.name);  // transpose_shfl, six launches
+  CHECK(drop_repeated_sections(read_ncu_source(d + "/ncu_source.csv.xz")).size() == 14);  // what the reader used to keep
+}
+
 TEST_CASE("ncu base names agree across the pages' spellings of anonymous namespaces") {
   const std::string source = "void at::native::<unnamed>::cunn_SoftMaxForward<(int)4, float, float, float, "
                              "at::native::<unnamed>::LogSoftMaxForwardEpilogue>(T4 *, const T2 *, int)";

@@ -194,11 +194,17 @@ inline std::vector<NcuSourceSection> read_ncu_source(const std::string& path) {
     sec.program.push_back(std::move(s));
   }
   if (out.empty()) throw ParseError(path, lr.line_number(), 1, "expected at least one '\"Kernel Name\"' section in the ncu source export");
-  // ncu prints some launches twice in a row, identically: keep one.
-  std::vector<NcuSourceSection> dedup;
-  for (auto& s : out)
-    if (dedup.empty() || !dedup.back().same_as(s)) dedup.push_back(std::move(s));
-  return dedup;
+  return out;
+}
+
+// ncu prints some launches twice in a row on the source page, identically: the sections with
+// such a repeat dropped. (A program that launches one kernel twice gives two identical
+// sections too, and two raw rows: join_ncu keeps every section when the counts agree.)
+inline std::vector<NcuSourceSection> drop_repeated_sections(std::vector<NcuSourceSection> secs) {
+  std::vector<NcuSourceSection> kept;
+  for (auto& s : secs)
+    if (kept.empty() || !kept.back().same_as(s)) kept.push_back(std::move(s));
+  return kept;
 }
 
 struct NcuRawRow {
@@ -417,6 +423,7 @@ inline std::string ncu_base_name(const std::string& demangled) {
 inline Application join_ncu(const std::string& source_path, const std::string& raw_path) {
   auto secs = read_ncu_source(source_path);
   auto rows = read_ncu_raw(raw_path);
+  if (secs.size() != rows.size()) secs = drop_repeated_sections(std::move(secs));
   if (secs.size() != rows.size())
     throw FormatError(source_path + ": has " + std::to_string(secs.size()) + " kernel sections (after dropping repeats) but " + raw_path +
                       " has " + std::to_string(rows.size()) + " launch rows; export both pages from the same report");
