@@ -534,22 +534,31 @@ TEST_CASE("bottleneck: the largest bound wins, ties as the report always broke t
   d.latency = 1e5;
   d.dram = 2e5;
   d.sm_and_memory = 2e5;
-  CHECK(classify_bottleneck(d, 2e5, 1e5, o, w, 0, g).kind == Bottleneck::dram);
+  CHECK(classify_bottleneck(d, 2e5, 1e5, o, w, 0, g, g.launch_overhead_us).kind == Bottleneck::dram);
   // Imperfect overlap: the combined time exceeds every part, and its largest part names it.
   d.sm_and_memory = bound::sm_and_memory(1e5, 1e5, d.dram, 0, 2);
-  CHECK(classify_bottleneck(d, d.sm_and_memory, 1e5, o, w, 0, g).kind == Bottleneck::dram);
+  CHECK(classify_bottleneck(d, d.sm_and_memory, 1e5, o, w, 0, g, g.launch_overhead_us).kind == Bottleneck::dram);
   d.l2 = 3e5;
   d.sm_and_memory = bound::sm_and_memory(1e5, 1e5, d.dram, d.l2, 2);
-  CHECK(classify_bottleneck(d, d.sm_and_memory, 1e5, o, w, 0, g).kind == Bottleneck::l2);
+  CHECK(classify_bottleneck(d, d.sm_and_memory, 1e5, o, w, 0, g, g.launch_overhead_us).kind == Bottleneck::l2);
   Bounds l;
   l.latency = 1e5;
-  CHECK(classify_bottleneck(l, 1e5, 1e5, o, w, 0, g).kind == Bottleneck::latency);
+  CHECK(classify_bottleneck(l, 1e5, 1e5, o, w, 0, g, g.launch_overhead_us).kind == Bottleneck::latency);
   o.occupancy = 0.25;
-  CHECK(classify_bottleneck(l, 1e5, 1e5, o, w, 0, g).kind == Bottleneck::occupancy);
+  CHECK(classify_bottleneck(l, 1e5, 1e5, o, w, 0, g, g.launch_overhead_us).kind == Bottleneck::occupancy);
   // Ten cycles are far below V100's launch overhead: launch, hiding occupancy.
-  auto c = classify_bottleneck(l, 10, 10, o, w, 0, g);
+  auto c = classify_bottleneck(l, 10, 10, o, w, 0, g, g.launch_overhead_us);
   CHECK(c.kind == Bottleneck::launch);
   CHECK(c.under_launch == Bottleneck::occupancy);
+  // The launch term is the prediction target's: a body between the two terms is launch-bound
+  // only against the longer one (it used to be judged by the duration term alone).
+  auto h = GpuSpec::from_catalog(tables(), "h100");
+  REQUIRE(h.launch_back_to_back_us > h.launch_overhead_us);
+  const double between = (h.launch_overhead_us + h.launch_back_to_back_us) / 2 * h.sm_clock_mhz;
+  Bounds m;
+  m.latency = between;
+  CHECK(classify_bottleneck(m, between, between, o, w, 0, h, h.launch_overhead_us).kind != Bottleneck::launch);
+  CHECK(classify_bottleneck(m, between, between, o, w, 0, h, h.launch_back_to_back_us).kind == Bottleneck::launch);
 }
 
 // A counts-only kernel (as Nsight Compute's source page gives it): `warps` warps each load and

@@ -28,9 +28,10 @@ struct BottleneckCall {
 };
 
 // `cycles`: the kernel's; `sm_cycles`: its rounds on the busiest SM; `tail_cycles`: the tail
-// round's. Bandwidth and atomics win only when they exceed the SM's own time.
+// round's; `launch_us`: the prediction target's launch term (the kernel is launch-bound below
+// it). Bandwidth and atomics win only when they exceed the SM's own time.
 inline BottleneckCall classify_bottleneck(const Bounds& B, double cycles, double sm_cycles, const Occupancy& o, const Waves& w,
-                                          double tail_cycles, const GpuSpec& g) {
+                                          double tail_cycles, const GpuSpec& g, double launch_us) {
   BottleneckCall c;
   Bottleneck b;
   // The SM/memory overlap sets the time (or ties): its largest part names it.
@@ -45,7 +46,7 @@ inline BottleneckCall classify_bottleneck(const Bounds& B, double cycles, double
     if (w.full <= 1 && w.tail > 0 && tail_cycles > assume::tail_share * sm_cycles) b = Bottleneck::tail;
     c.grid_underfills = b == Bottleneck::latency && w.per_sm < o.blocks_per_sm && w.grid < g.sms;
   }
-  if (g.cycles_to_us(cycles) < g.launch_overhead_us) { c.under_launch = b; b = Bottleneck::launch; }
+  if (g.cycles_to_us(cycles) < launch_us) { c.under_launch = b; b = Bottleneck::launch; }
   c.kind = b;
   return c;
 }

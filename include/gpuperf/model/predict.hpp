@@ -257,7 +257,7 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   rep.target = opt.target;
   rep.launch_overhead_us = launch_term(g, opt.target);
   rep.time_us = g.cycles_to_us(rep.cycles) + rep.launch_overhead_us;
-  const BottleneckCall why = classify_bottleneck(rep.bounds, rep.cycles, sm, rep.occupancy, w, rounds.tail.cycles, g);
+  const BottleneckCall why = classify_bottleneck(rep.bounds, rep.cycles, sm, rep.occupancy, w, rounds.tail.cycles, g, rep.launch_overhead_us);
   rep.bottleneck = why.kind;
   rep.under_launch = why.under_launch;
   rep.grid_underfills = why.grid_underfills;
