@@ -494,17 +494,17 @@ TEST_CASE("memory model: DRAM latency is a physical time, converted from the clo
 }
 
 TEST_CASE("overlap: the p-norm of the SM's throughput and the memory times, never below the largest") {
-  CHECK(bound::overlap(3, 4, 0, 2) == doctest::Approx(5));
-  CHECK(bound::overlap(3, 4, 0, 1) == doctest::Approx(7));
-  CHECK(bound::overlap(3, 4, 0, 0) == 4);  // not fitted: perfect overlap
-  CHECK(bound::overlap(3, 4, 0, std::numeric_limits<double>::infinity()) == 4);
-  CHECK(bound::overlap(0, 0, 0, 2) == 0);
-  for (double p : {1.0, 1.5, 2.0, 4.0, 64.0}) CHECK(bound::overlap(1e9, 1, 1e-3, p) >= 1e9);
+  CHECK(bound::overlap(3, 4, 2) == doctest::Approx(5));
+  CHECK(bound::overlap(3, 4, 1) == doctest::Approx(7));
+  CHECK(bound::overlap(3, 4, 0) == 4);  // not fitted: perfect overlap
+  CHECK(bound::overlap(3, 4, std::numeric_limits<double>::infinity()) == 4);
+  CHECK(bound::overlap(0, 0, 2) == 0);
+  for (double p : {1.0, 1.5, 2.0, 4.0, 64.0}) CHECK(bound::overlap(1e9, 1, p) >= 1e9);
   // The rounds' own time (memory waits included) only bounds from below: a streaming kernel
   // whose latency chain is its DRAM transfer is not charged twice.
-  CHECK(bound::sm_and_memory(100, 10, 100, 0, 1.5) == doctest::Approx(bound::overlap(10, 100, 0, 1.5)));
+  CHECK(bound::sm_and_memory(100, 10, 100, 0, 1.5) == doctest::Approx(bound::overlap(10, 100, 1.5)));
   CHECK(bound::sm_and_memory(100, 10, 100, 0, 1.5) < 105);
-  CHECK(bound::sm_and_memory(100, 60, 80, 0, 1.5) == doctest::Approx(bound::overlap(60, 80, 0, 1.5)));
+  CHECK(bound::sm_and_memory(100, 60, 80, 0, 1.5) == doctest::Approx(bound::overlap(60, 80, 1.5)));
   // L2 and DRAM carry the same bytes: the longer transfer counts, not both.
   CHECK(bound::sm_and_memory(0, 0, 80, 50, 1) == 80);
   CHECK(bound::sm_and_memory(0, 30, 80, 50, 1) == 110);

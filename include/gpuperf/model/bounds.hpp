@@ -29,13 +29,13 @@ inline double atomics(double ops_int, double ops_float, double effective_words, 
 // Cycles a DRAM access takes beyond the idle latency when `warps` warps of the SM each keep
 // one request in flight: the measured curve's rise over its lightest load (0 below it).
 inline double loaded_latency_excess(const Curve& c, double warps) { return std::max(0.0, c.at(warps) - c.y.front()); }
-// Times of resources that overlap imperfectly: the p-norm of the parts. p = infinity (or 0,
-// for "not fitted") is the largest part, perfect overlap; p = 1 their sum, none. Never below
-// the largest part.
-inline double overlap(double a, double b, double c, double p) {
-  const double m = std::max({a, b, c});
+// Times of two resources that overlap imperfectly: the p-norm of the two. p = infinity (or 0,
+// for "not fitted") is the larger, perfect overlap; p = 1 their sum, none. Never below the
+// larger.
+inline double overlap(double a, double b, double p) {
+  const double m = std::max(a, b);
   if (!(p > 0) || std::isinf(p) || m <= 0) return m;
-  return m * std::pow(std::pow(a / m, p) + std::pow(b / m, p) + std::pow(c / m, p), 1.0 / p);
+  return m * std::pow(std::pow(a / m, p) + std::pow(b / m, p), 1.0 / p);
 }
 // The busiest SM's time with the L2 and DRAM transfers. The SM's throughput parts (issue,
 // functional units, the MIO pipes) and the memory transfer overlap imperfectly: their p-norm.
@@ -45,7 +45,7 @@ inline double overlap(double a, double b, double c, double p) {
 // transfer). Without a fitted exponent: the largest of rounds, DRAM and L2, perfect overlap.
 inline double sm_and_memory(double sm_rounds, double throughput, double dram, double l2, double p) {
   if (!(p > 0) || std::isinf(p)) return std::max({sm_rounds, dram, l2});
-  return std::max(sm_rounds, overlap(throughput, std::max(dram, l2), 0, p));
+  return std::max(sm_rounds, overlap(throughput, std::max(dram, l2), p));
 }
 // Bytes over a bandwidth in GB/s, in cycles of a clock in MHz.
 inline double bandwidth(double bytes, double gbs, double clock_mhz) { return gbs > 0 ? bytes / (gbs * 1e3) * clock_mhz : 0; }
