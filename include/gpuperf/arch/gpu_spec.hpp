@@ -100,12 +100,13 @@ struct GpuSpec {
     s.launch_back_to_back_us = g.has("launch_back_to_back_us") ? g.get("launch_back_to_back_us") : a.mem("launch_overhead_us");
     s.overlap_exponent_simulation = g.has("overlap_exponent_simulation") ? g.get("overlap_exponent_simulation") : 0;
     s.overlap_exponent_bounds = g.has("overlap_exponent_bounds") ? g.get("overlap_exponent_bounds") : 0;
-    auto interval = [&](const std::string& which) -> std::optional<LogInterval> {
-      const std::string lo = "interval_" + which + "_log_low", hi = "interval_" + which + "_log_high";
+    auto interval = [&](const char* mode, const char* target) -> std::optional<LogInterval> {
+      const std::string lo = interval_key(mode, target, "low"), hi = interval_key(mode, target, "high");
       if (!g.has(lo) || !g.has(hi)) return std::nullopt;
       return LogInterval{g.get(lo), g.get(hi)};
     };
-    s.intervals = {interval("simulation_duration"), interval("bounds_duration"), interval("simulation_back_to_back"), interval("bounds_back_to_back")};
+    s.intervals = {interval("simulation", "duration"), interval("bounds", "duration"), interval("simulation", "back_to_back"),
+                   interval("bounds", "back_to_back")};
     return s;
   }
 

@@ -111,6 +111,14 @@ struct IsaTable {
   std::set<std::string> classes;
 };
 
+// Keys of a GPU's calibrated-interval bounds in gpus.json, interval_<mode>_<target>_log_<end>:
+// one spelling for the schema, the checker and GpuSpec.
+inline constexpr const char* kIntervalModes[] = {"simulation", "bounds"};
+inline constexpr const char* kIntervalTargets[] = {"duration", "back_to_back"};
+inline std::string interval_key(const std::string& mode, const std::string& target, const std::string& end) {
+  return "interval_" + mode + "_" + target + "_log_" + end;
+}
+
 struct GpuEntry {
   std::string name;
   std::vector<std::string> aliases;

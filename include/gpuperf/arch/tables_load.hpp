@@ -68,9 +68,9 @@ inline const std::map<std::string, Range>& gpu_optional_ranges() {
   static const std::map<std::string, Range> r = [] {
     std::map<std::string, Range> m = {{"launch_duration_us", {0, 50}}, {"launch_back_to_back_us", {0, 50}},
                                       {"overlap_exponent_simulation", {1, 64}}, {"overlap_exponent_bounds", {1, 64}}};
-    for (const char* mode : {"simulation", "bounds"})
-      for (const char* target : {"duration", "back_to_back"})
-        for (const char* end : {"low", "high"}) m[std::string("interval_") + mode + "_" + target + "_log_" + end] = {-10, 10};
+    for (const char* mode : kIntervalModes)
+      for (const char* target : kIntervalTargets)
+        for (const char* end : {"low", "high"}) m[interval_key(mode, target, end)] = {-10, 10};
     return m;
   }();
   return r;
@@ -378,9 +378,9 @@ GPUPERF_FUNC std::vector<TableIssue> Tables::check() const {
       out.push_back({"gpus.json", "GPU " + g.name + ": base clock above boost clock"});
     // A calibrated interval needs both ends, low below high (otherwise it is silently unused
     // or inverted).
-    for (const char* mode : {"simulation", "bounds"})
-      for (const char* target : {"duration", "back_to_back"}) {
-        const std::string lo = std::string("interval_") + mode + "_" + target + "_log_low", hi = std::string("interval_") + mode + "_" + target + "_log_high";
+    for (const char* mode : kIntervalModes)
+      for (const char* target : kIntervalTargets) {
+        const std::string lo = interval_key(mode, target, "low"), hi = interval_key(mode, target, "high");
         if (g.has(lo) != g.has(hi))
           out.push_back({"gpus.json", "GPU " + g.name + ": " + (g.has(lo) ? lo : hi) + " without " + (g.has(lo) ? hi : lo)});
         else if (g.has(lo) && !(g.get(lo) < g.get(hi)))
