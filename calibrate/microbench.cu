@@ -631,10 +631,10 @@ int main(int argc, char** argv) {
   printf("{\"device\": \"%s\", \"sms\": %d, \"cc\": \"%d.%d\", \"max_clock_mhz\": %.0f, \"l2_bytes\": %d}\n", prop.name, sms, prop.major,
          prop.minor, clock_mhz, prop.l2CacheSize);
   // argv[1]: "" (everything), "alu" (the instruction chains), or a substring of a group name
-  // (window, hmma, hgmma, memory, const, tlb, launch, loaded). The driver runs groups in separate processes, so a fault
+  // (window, hmma, hgmma, memory, const, tlb, launch, loaded, cta). The driver runs groups in separate processes, so a fault
   // in one (an illegal instruction kills the context) does not lose the others.
   auto want = [&](const char* n) {
-    static const char* groups[] = {"window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded"};
+    static const char* groups[] = {"window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded", "cta"};
     if (!strcmp(only, "alu")) {
       for (auto g : groups) if (!strcmp(n, g)) return false;
       return true;
@@ -953,6 +953,89 @@ int main(int argc, char** argv) {
       char b[64];
       snprintf(b, sizeof b, "launch.back_to_back_us_spin_%g", us);
       emit(b, ms * 1000.0 / n, "us", "spin_kernel");
+    }
+  }
+  // CTA dispatch: back-to-back launches of an empty kernel with N CTAs. The slope of the
+  // per-launch time over N is how fast the GPU starts (and retires) CTAs; it bounds kernels of
+  // many short CTAs. Given per SM (x SMs x clock): whether the limit is per SM or GPU-wide is
+  // told apart by a green context holding about half of the SMs.
+  if (want("cta")) {
+    auto per_launch_us = [&](int ctas, int threads, size_t smem, cudaStream_t st) {
+      empty_kernel<<<ctas, threads, smem, st>>>();
+      CK(cudaGetLastError());
+      CK(cudaStreamSynchronize(st));
+      cudaEvent_t e0, e1;
+      CK(cudaEventCreate(&e0));
+      CK(cudaEventCreate(&e1));
+      float best = 1e30f;
+      for (int rep = 0; rep < 3; ++rep) {
+        CK(cudaEventRecord(e0, st));
+        for (int r = 0; r < 10; ++r) empty_kernel<<<ctas, threads, smem, st>>>();
+        CK(cudaEventRecord(e1, st));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        best = std::min(best, ms);
+      }
+      cudaEventDestroy(e0);
+      cudaEventDestroy(e1);
+      return best * 1000.0 / 10;
+    };
+    // Least-squares slope of the per-launch time over the CTA count, in SM cycles per CTA per SM.
+    auto slope_cycles = [&](int threads, size_t smem, cudaStream_t st, int sms_used, const char* label) {
+      std::vector<double> xs, ys;
+      for (int per_sm : {64, 256, 1024, 2048}) {
+        int n = sms_used * per_sm;
+        double us = per_launch_us(n, threads, smem, st);
+        char b[96];
+        snprintf(b, sizeof b, "cta.launch_us_%s_n%d", label, n);
+        emit(b, us, "us", "empty_kernel");
+        xs.push_back(n);
+        ys.push_back(us);
+      }
+      double mx = std::accumulate(xs.begin(), xs.end(), 0.0) / xs.size(), my = std::accumulate(ys.begin(), ys.end(), 0.0) / ys.size();
+      double sxy = 0, sxx = 0;
+      for (size_t i = 0; i < xs.size(); ++i) { sxy += (xs[i] - mx) * (ys[i] - my); sxx += (xs[i] - mx) * (xs[i] - mx); }
+      double cycles = sxy / sxx * clock_mhz * sms_used;
+      char b[96];
+      snprintf(b, sizeof b, "cta.dispatch_cycles_per_sm_%s", label);
+      emit(b, cycles, "cycles", "empty_kernel");
+    };
+    for (int t : {32, 64, 128, 256, 512, 1024}) {
+      char label[32];
+      snprintf(label, sizeof label, "t%d", t);
+      slope_cycles(t, 0, 0, sms, label);
+    }
+    // One CTA resident per SM (dynamic shared memory fills it): the next CTA waits for the last
+    // to retire, so the slope is the SM's CTA turnaround.
+    int max_dyn = 0;
+    cudaDeviceGetAttribute(&max_dyn, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
+    if (max_dyn > 0 && cudaFuncSetAttribute(empty_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, max_dyn) == cudaSuccess)
+      slope_cycles(32, (size_t)max_dyn, 0, sms, "t32_one_resident");
+    // The same with half of the SMs, in a green context.
+    CUdevice dev;
+    CKD(cuDeviceGet(&dev, 0));
+    CUdevResource all, part, rest;
+    unsigned groups_n = 1;
+    if (cuDeviceGetDevResource(dev, &all, CU_DEV_RESOURCE_TYPE_SM) == CUDA_SUCCESS &&
+        cuDevSmResourceSplitByCount(&part, &groups_n, &all, &rest, 0, (unsigned)sms / 2) == CUDA_SUCCESS && groups_n == 1) {
+      CUdevResourceDesc desc;
+      CUgreenCtx green;
+      CUstream gs;
+      if (cuDevResourceGenerateDesc(&desc, &part, 1) == CUDA_SUCCESS && cuGreenCtxCreate(&green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM) == CUDA_SUCCESS &&
+          cuGreenCtxStreamCreate(&gs, green, CU_STREAM_NON_BLOCKING, 0) == CUDA_SUCCESS) {
+        int used = (int)part.sm.smCount;
+        char label[48];
+        snprintf(label, sizeof label, "t32_of_%d_sms", used);
+        emit("cta.green_context_sms", used, "SMs", "empty_kernel");
+        slope_cycles(32, 0, (cudaStream_t)gs, used, label);
+        cuStreamDestroy(gs);
+        cuGreenCtxDestroy(green);
+      } else {
+        fprintf(stderr, "cta: green context unavailable; per-SM vs GPU-wide not separated\n");
+      }
+    } else {
+      fprintf(stderr, "cta: SM resource split unavailable; per-SM vs GPU-wide not separated\n");
     }
   }
   // TLB reach and miss cost: L2-hit chase latency vs footprint, one step per 2 MiB page.

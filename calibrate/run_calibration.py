@@ -227,7 +227,7 @@ def calibrate(args):
             f.write(f"Function : {name}\n" + "".join(f"    {l}\n" for l in lines))
     checks = check_sass(funcs)
     device, results, failures = None, [], {}
-    groups = args.only.split(",") if args.only else ["alu", "window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded"]
+    groups = args.only.split(",") if args.only else ["alu", "window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded", "cta"]
     for group in groups:
         p = subprocess.run([binary, group], capture_output=True, text=True)
         lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
@@ -253,8 +253,7 @@ def calibrate(args):
         # Re-running some groups replaces their measurements in the GPU's existing results and
         # keeps the rest; the meta records which groups were re-run when.
         old = json.load(open(results_path))
-        fresh = {r["kernel"] for r in results}  # a re-run kernel replaces all of its old measurements
-        results = [r for r in old["results"] if r["kernel"] not in fresh] + results
+        results = rerun_results(old["results"], results)
         checks = {**old.get("sass_checks", {}), **checks}
         meta = {**old["meta"], "lat_i2f_opcode": meta["lat_i2f_opcode"], "reruns": old["meta"].get("reruns", []) + [{"groups": groups, **meta}]}
     with open(results_path, "w") as f:
@@ -293,6 +292,14 @@ def tlb_fit(pts, min_rise=0.05):
         if penalty > 0 and (best is None or err < best[0]):
             best = (err, reach, penalty)
     return (best[1], best[2]) if best else None
+
+
+def rerun_results(old, fresh):
+    """A re-run's measurements replace the old ones of the same name; the rest are kept. By
+    name, not by kernel: one kernel can serve several groups (empty_kernel times both the
+    launch overhead and the CTA dispatch), and re-running one group must not drop the other's."""
+    names = {r["bench"] for r in fresh}
+    return [r for r in old if r["bench"] not in names] + fresh
 
 
 def to_table(results, meta, arch):
@@ -404,6 +411,22 @@ def to_table(results, meta, arch):
             put("memory", "launch_interval_us", interval, note="back-to-back launch interval: per-launch time of spins of 1 us or less")
             put("memory", "launch_latency_us", statistics.median_high(added),
                 note="median per-launch time minus spin time, for spins that take longer than the interval")
+    # CTA dispatch: the slope of back-to-back empty launches over their CTA count, per SM cycle
+    # of the whole GPU. A green context holding about half of the SMs starts CTAs almost as fast
+    # (its per-SM slope is lower), so the limit is the GPU's and not each SM's.
+    sms = meta["device"]["sms"]
+    threads = [32, 64, 128, 256, 512, 1024]
+    curve("cta_dispatch_interval_cycles_vs_warps_per_cta", [f"cta.dispatch_cycles_per_sm_t{t}" for t in threads], [t // 32 for t in threads],
+          lambda w, v: v / sms,
+          note=f"empty kernel, 64-2048 CTAs per SM, back to back: slope of the per-launch time over the grid, in SM cycles per CTA "
+               f"for the whole GPU ({sms} SMs)" + "".join(
+              f"; a green context of {r['value']:g} SMs gives {val(b) / r['value']:.2f}"
+              for b, r in by.items() if b.startswith("cta.dispatch_cycles_per_sm_t32_of_") for r in [by["cta.green_context_sms"]]
+              if val(b) is not None and "cta.green_context_sms" in by))
+    if val("cta.dispatch_cycles_per_sm_t32_one_resident") is not None:
+        put("memory", "cta_turnaround_cycles", val("cta.dispatch_cycles_per_sm_t32_one_resident"),
+            note="one CTA resident per SM (dynamic shared memory fills it): SM cycles between one CTA's start and the next's, empty CTAs; "
+                 "reference: the model adds no turnaround per round (tried, no gain on the validation corpus' train part)")
     # DRAM latency under load (reference): below saturation a curve of latency vs the achieved
     # fraction of the theoretical peak; at saturation latency depends on the demand, not on the
     # utilization, so those points give the saturated utilization and its latency range.
@@ -558,7 +581,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--arch", default="sm_90")
-    ap.add_argument("--only", default="", help="comma-separated groups (alu, window, hmma, hgmma, memory, const, tlb, launch, loaded); "
+    ap.add_argument("--only", default="", help="comma-separated groups (alu, window, hmma, hgmma, memory, const, tlb, launch, loaded, cta); "
                     "measurements of these groups replace those in an existing OUT/<gpu>.results.json")
     ap.add_argument("--merge", nargs="*")
     ap.add_argument("--into")

@@ -119,3 +119,27 @@ def test_microbenchmarks_compile_for_turing_ampere_and_hopper(target, tmp_path):
     p = subprocess.run([nvcc, "-O3", *target, "-cubin", "-I", str(ROOT / "calibrate"), "-o", str(tmp_path / "mb.cubin"),
                         str(ROOT / "calibrate" / "microbench.cu")], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr[-2000:]
+
+
+def test_rerun_keeps_other_groups_measurements_of_a_shared_kernel():
+    # empty_kernel times the launch overhead (memory group) and the CTA dispatch (cta group):
+    # re-running cta must not drop the launch overhead (it did when re-runs replaced by kernel).
+    old = [{"bench": "launch.empty_kernel_back_to_back", "value": 4.1, "kernel": "empty_kernel"},
+           {"bench": "cta.dispatch_cycles_per_sm_t32", "value": 150.0, "kernel": "empty_kernel"},
+           {"bench": "latency.ffma", "value": 4.0, "kernel": "lat_ffma"}]
+    fresh = [{"bench": "cta.dispatch_cycles_per_sm_t32", "value": 157.5, "kernel": "empty_kernel"}]
+    merged = rc.rerun_results(old, fresh)
+    assert {r["bench"]: r["value"] for r in merged} == {
+        "launch.empty_kernel_back_to_back": 4.1, "cta.dispatch_cycles_per_sm_t32": 157.5, "latency.ffma": 4.0}
+
+
+def test_cta_dispatch_curve_is_the_slope_per_gpu_cycle():
+    r = json.load(open(RESULTS / "nvidia-h100-80gb-hbm3.results.json"))
+    t = rc.to_table(r["results"], r["meta"], "sm_90")
+    c = t["curves"]["cta_dispatch_interval_cycles_vs_warps_per_cta"]
+    assert c["x"] == [1, 2, 4, 8, 16, 32]
+    slope = {x["bench"]: x["value"] for x in r["results"]}["cta.dispatch_cycles_per_sm_t32"]
+    assert c["y"][0] == pytest.approx(slope / 132, abs=1e-4)
+    assert 1.1 < c["y"][0] < 1.3 and c["y"][-1] > c["y"][0]
+    assert "green context of 72 SMs" in c["note"]
+    assert t["memory"]["cta_turnaround_cycles"]["value"] == pytest.approx(285.16, abs=0.01)

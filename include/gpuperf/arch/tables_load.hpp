@@ -16,7 +16,8 @@ inline const std::map<std::string, Range>& memory_ranges() {
       {"tlb_miss_penalty_cycles", {0, 5000}}, {"shared_latency_cycles", {5, 100}}, {"const_l1_latency_cycles", {5, 200}},
       {"const_l15_latency_cycles", {10, 500}}, {"const_l2_latency_cycles", {50, 1000}}, {"shared_atomic_latency_cycles", {1, 500}},
       {"global_atomic_latency_cycles", {0, 2000}}, {"l1_wavefronts_per_cycle", {0.1, 8}}, {"shared_wavefronts_per_cycle", {0.1, 8}},
-      {"launch_overhead_us", {0, 50}}, {"launch_interval_us", {0, 50}}, {"dram_max_utilization", {0.1, 1}}, {"dram_saturated_latency_cycles", {100, 20000}}, {"launch_latency_us", {0, 50}}, {"l1_bytes_per_cycle", {8, 1024}}, {"shared_bytes_per_cycle", {8, 1024}}};
+      {"launch_overhead_us", {0, 50}}, {"launch_interval_us", {0, 50}}, {"dram_max_utilization", {0.1, 1}}, {"dram_saturated_latency_cycles", {100, 20000}}, {"launch_latency_us", {0, 50}}, {"l1_bytes_per_cycle", {8, 1024}}, {"shared_bytes_per_cycle", {8, 1024}},
+      {"cta_turnaround_cycles", {1, 10000}}};
   return r;
 }
 inline const std::map<std::string, Range>& cache_ranges() {
@@ -52,7 +53,8 @@ inline const std::map<std::string, CurveSpec>& curve_specs() {
       {"const_latency_vs_footprint_kib", {{0.0625, 64}, {5, 2000}}},
       {"launch_time_us_vs_kernel_us", {{0.01, 1e6}, {0.1, 1e6}}},
       {"dram_latency_vs_utilization", {{1e-4, 1}, {50, 20000}}},
-      {"dram_line_latency_vs_warps_per_sm", {{1, 64}, {50, 20000}}}};
+      {"dram_line_latency_vs_warps_per_sm", {{1, 64}, {50, 20000}}},
+      {"cta_dispatch_interval_cycles_vs_warps_per_cta", {{1, 64}, {0.01, 1000}}}};
   return r;
 }
 inline const std::map<std::string, Range>& gpu_ranges() {
