@@ -26,11 +26,11 @@ TEST_CASE("what-if: clock, bandwidth, SM count and L2 move predictions the right
   auto r1 = s.predict(more_bw, {}, vec).kernels[0];
   CHECK(r1.bottleneck == Bottleneck::dram);
   CHECK(r1.time_us < t0 * 0.85);
-  // Twice the bandwidth: 64 warps per SM with two loads each in flight cannot use it at the
-  // loaded latency (calibrated dram_line_latency_vs_warps_per_sm), so the kernel turns latency-bound.
+  // Twice the bandwidth: the GPU cannot start the 65536 CTAs that fast (measured dispatch rate),
+  // so the kernel turns dispatch-bound.
   more_bw.set("dram_bandwidth_gbs", base.dram_bandwidth_gbs * 2);
   auto r2 = s.predict(more_bw, {}, vec).kernels[0];
-  CHECK(r2.bottleneck == Bottleneck::latency);
+  CHECK(r2.bottleneck == Bottleneck::cta_dispatch);
   CHECK(r2.time_us < r1.time_us);
   auto ffma = s.select("7");  // issue-bound FFMA chain
   auto slow = base;

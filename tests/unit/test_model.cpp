@@ -607,11 +607,13 @@ TEST_CASE("counts-only input: hit rates and DRAM traffic come from the profile's
   CHECK(with.memory.l2_hit_rate == doctest::Approx(0.5));
   CHECK(with.memory.dram_read_bytes == doctest::Approx(0.375 * sectors * 32));
   CHECK(with.memory.dram_write_bytes == doctest::Approx(0.4 * sectors * 32));
-  // Without the counters every sector is assumed to come from and go to DRAM: twice the time.
+  // Without the counters every sector is assumed to come from and go to DRAM: twice the DRAM
+  // time (the kernel's own time is the dispatch of its 131072 CTAs in both cases).
   auto without = Predictor(counted_copy(warps, nullptr)).predict(h100);
   CHECK(without.memory.hit_rates_assumed);
   CHECK(without.memory.dram_read_bytes + without.memory.dram_write_bytes == doctest::Approx(2 * sectors * 32));
-  CHECK(without.time_us > 1.5 * with.time_us);
+  CHECK(without.bounds.dram > 1.5 * with.bounds.dram);
+  CHECK(with.bottleneck == Bottleneck::cta_dispatch);
   // An A100's 40 MiB L2 keeps 80 % of the profiled 50 MiB L2's read hits and write-back savings.
   auto a100 = GpuSpec::from_catalog(tables(), "a100");
   auto carried = Predictor(counted_copy(warps, &t)).predict(a100);
@@ -678,4 +680,45 @@ TEST_CASE("counts-only input with profiled rates: a load spread over 8 lines wai
   const double h1 = std::pow(0.9, 8), h2 = std::pow(0.9, 8);
   const double dram = loaded_dram_latency(h100, r.occupancy.active_warps_per_sm);
   CHECK(r.memory.avg_load_latency == doctest::Approx(h1 * h100.l1_hit_latency + (1 - h1) * (h2 * h100.l2_hit_latency + (1 - h2) * dram)));
+}
+
+TEST_CASE("CTA dispatch: a grid of many one-warp CTAs takes the GPU's measured time to start them") {
+  // Gaussian elimination's Fan2 in miniature: 262144 CTAs of 16 threads, a few instructions each.
+  auto k = std::make_shared<Kernel>();
+  k->format = SourceFormat::ncu_csv;
+  k->launch.name = "many_tiny_ctas";
+  k->launch.id = 1;
+  k->launch.block.x = 16;
+  k->launch.grid.x = 262144;
+  k->launch.registers_per_thread = 16;
+  k->launch.sm_version = 90;
+  const double warps = 262144;
+  const char* body[] = {"S2R R0, SR_TID.X", "IADD3 R1, R0, 0x1, RZ", "EXIT"};
+  for (std::uint64_t i = 0; i < std::size(body); ++i) {
+    StaticInstr s = sass::static_instr_from_text(16 * i, body[i]);
+    s.counts_known = true;
+    s.warp_executed = static_cast<std::uint64_t>(warps);
+    s.thread_executed = 16 * s.warp_executed;
+    k->program.push_back(s);
+  }
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  const Curve* interval = h100.arch_table().curve("cta_dispatch_interval_cycles_vs_warps_per_cta");
+  REQUIRE(interval != nullptr);
+  CHECK(interval->at(1) == doctest::Approx(1.19).epsilon(0.01));  // measured on H100 and H200 (calibrate/results)
+  auto r = Predictor(k).predict(h100);
+  CHECK(r.bounds.cta_dispatch == doctest::Approx(262144 * interval->at(1)));
+  CHECK(r.bottleneck == Bottleneck::cta_dispatch);
+  CHECK(r.cycles == doctest::Approx(r.bounds.cta_dispatch));
+  CHECK(r.bounds.sm_rounds == doctest::Approx(r.bounds.cta_dispatch));
+  CHECK(bottleneck_detail(r) == "the GPU starts one CTA per 1.19 cycles: 262144 CTAs of short work");
+  // 1024-thread CTAs start more slowly per CTA (measured), and a few CTAs do not feel it.
+  CHECK(interval->at(32) > 1.1 * interval->at(1));
+  k->launch.grid.x = 132;
+  for (auto& s : k->program) s.warp_executed = 132;
+  auto small = Predictor(k).predict(h100);
+  CHECK(small.bottleneck != Bottleneck::cta_dispatch);
+  CHECK(small.bounds.cta_dispatch == doctest::Approx(132 * interval->at(1)));
+  // An architecture without the measurement has no such floor.
+  auto v100 = GpuSpec::from_catalog(tables(), "v100");
+  CHECK(Predictor(k).predict(v100).bounds.cta_dispatch == 0);
 }

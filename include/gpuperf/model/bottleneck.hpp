@@ -40,6 +40,7 @@ inline BottleneckCall classify_bottleneck(const Bounds& B, double cycles, double
   else if (overlap_sets && B.dram >= sm_cycles && B.dram >= B.l2) b = Bottleneck::dram;
   else if (overlap_sets && B.l2 >= sm_cycles) b = Bottleneck::l2;
   else if (cycles == B.atomics && B.atomics >= sm_cycles) b = Bottleneck::atomics;
+  else if (B.cta_dispatch > 0 && B.cta_dispatch >= sm_cycles) b = Bottleneck::cta_dispatch;
   else {
     b = round_bottleneck(B);
     if (b == Bottleneck::latency && o.occupancy < assume::low_occupancy && w.per_sm >= o.blocks_per_sm) b = Bottleneck::occupancy;

@@ -37,6 +37,10 @@ inline double overlap(double a, double b, double p) {
   if (!(p > 0) || std::isinf(p) || m <= 0) return m;
   return m * std::pow(std::pow(a / m, p) + std::pow(b / m, p), 1.0 / p);
 }
+// The GPU starts CTAs no faster than one per `interval` cycles over the whole GPU (an empty
+// kernel's time grows by that much per CTA, measured); it bounds grids of many short CTAs.
+inline double cta_dispatch(double grid_ctas, double interval_cycles) { return grid_ctas * interval_cycles; }
+
 // The busiest SM's time with the L2 and DRAM transfers. The SM's throughput parts (issue,
 // functional units, the MIO pipes) and the memory transfer overlap imperfectly: their p-norm.
 // L2 and DRAM move the same bytes in one pipeline, so the transfer is the longer of the two.

@@ -247,6 +247,7 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   const double rounds_cycles = sm_cycles(w, rounds.full.cycles, rounds.tail.cycles);
   const double dram_gbs = g.dram_bandwidth_gbs * g.dram_efficiency;
   rep.bounds = kernel_scale(rounds.full.bounds, rounds_cycles, rounds.full.cycles);
+  rep.bounds.cta_dispatch = cta_dispatch_cycles(g, w.grid, k.launch.warps_per_cta());
   const double sm = physical_floor(rounds_cycles, rep.bounds);
   rep.bounds.sm_rounds = sm;
   add_memory_bounds(rep.bounds, rep.memory, an.atomics, g, dram_gbs);

@@ -24,7 +24,7 @@ enum class Target : std::uint8_t { duration, back_to_back };
 // What sets the kernel's time. The first five are a round's bounds; occupancy and tail refine
 // latency; launch: the launch overhead exceeds the kernel body; imbalance: one warp's dependent
 // path, when few warps run most of the work.
-enum class Bottleneck : std::uint8_t { issue, functional_unit, latency, shared_memory, l1, l2, dram, atomics, occupancy, tail, launch, imbalance };
+enum class Bottleneck : std::uint8_t { issue, functional_unit, latency, shared_memory, l1, l2, dram, atomics, occupancy, tail, launch, imbalance, cta_dispatch };
 
 // What bounds the roofline's attainable rate.
 enum class RooflineBound : std::uint8_t { no_flops, dram, compute };
@@ -91,11 +91,12 @@ struct Bounds {
   double busiest_warp = 0;   // kernel: the busiest warp's dependent path (work imbalance), not per round
   double sm_rounds = 0;      // kernel: the busiest SM's rounds of CTAs (simulated or bounded, floored), not per round
   double sm_and_memory = 0;  // kernel: sm_rounds with the SM's throughput and dram and l2 as they overlap (bound::sm_and_memory)
+  double cta_dispatch = 0;   // kernel: the grid's CTAs started at the GPU's measured dispatch rate (0: no measured rate), not per round
   std::string busiest_unit;  // class of the functional-unit bound
   std::map<std::string, double> as_map() const {
     return {{"issue", issue}, {"functional_unit", functional_unit}, {"latency", latency}, {"shared_memory", shared_memory},
             {"l1", l1}, {"l2", l2}, {"dram", dram}, {"atomics", atomics}, {"busiest_warp", busiest_warp}, {"sm_rounds", sm_rounds},
-            {"sm_and_memory", sm_and_memory}};
+            {"sm_and_memory", sm_and_memory}, {"cta_dispatch", cta_dispatch}};
   }
 };
 

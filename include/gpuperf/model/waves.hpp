@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "gpuperf/arch/gpu_spec.hpp"
 #include "gpuperf/model/bounds.hpp"
 #include "gpuperf/model/prediction.hpp"
 
@@ -41,11 +42,19 @@ inline Bounds kernel_scale(Bounds b, double sm_cycles, double round_cycles) {
   return b;
 }
 
-// The busiest SM's time is never below its own issue and functional-unit bounds. A simulated
-// round replays the traced CTAs' warps, which can do less work than the average CTA whose
-// counts set those bounds (sampled traces of kernels with data-dependent loops).
+// The grid's CTAs started at the GPU's measured dispatch rate (0 where the architecture's table
+// has no measurement of it).
+inline double cta_dispatch_cycles(const GpuSpec& g, double grid_ctas, double warps_per_cta) {
+  const Curve* interval = g.arch_table().curve("cta_dispatch_interval_cycles_vs_warps_per_cta");
+  return interval ? bound::cta_dispatch(grid_ctas, interval->at(warps_per_cta)) : 0;
+}
+
+// The busiest SM's time is never below its own issue and functional-unit bounds, nor below the
+// time the GPU takes to start the grid's CTAs. A simulated round replays the traced CTAs' warps,
+// which can do less work than the average CTA whose counts set those bounds (sampled traces of
+// kernels with data-dependent loops); rounds hold no cost for starting a CTA.
 inline double physical_floor(double sm_cycles, const Bounds& kernel_bounds) {
-  return std::max({sm_cycles, kernel_bounds.issue, kernel_bounds.functional_unit});
+  return std::max({sm_cycles, kernel_bounds.issue, kernel_bounds.functional_unit, kernel_bounds.cta_dispatch});
 }
 
 // Factor from a full round's stalls to the grid's; a tail round happens once on every SM and

@@ -29,6 +29,7 @@ inline const char* to_string(Bottleneck b) {
     case Bottleneck::tail: return "tail";
     case Bottleneck::launch: return "launch";
     case Bottleneck::imbalance: return "imbalance";
+    case Bottleneck::cta_dispatch: return "cta_dispatch";
   }
   return "unknown";
 }
@@ -80,6 +81,12 @@ inline std::string bottleneck_detail(Bottleneck b, const KernelReport& k) {
       return "latency-bound at " + fmt_pct(o.occupancy) + " occupancy (limited by " + to_string(o.limiter) + ")";
     case Bottleneck::imbalance:
       return "the busiest warp's dependent path (" + std::to_string(static_cast<long long>(k.bounds.busiest_warp)) + " cycles): few warps run most of the loop iterations";
+    case Bottleneck::cta_dispatch: {
+      char b[160];
+      std::snprintf(b, sizeof b, "the GPU starts one CTA per %.2f cycles: %.0f CTAs of short work", k.grid_ctas > 0 ? k.bounds.cta_dispatch / k.grid_ctas : 0.0,
+                    k.grid_ctas);
+      return b;
+    }
     case Bottleneck::tail: return "last partial wave of " + std::to_string(int(k.tail_ctas)) + " CTA(s) per SM";
     case Bottleneck::launch: return std::string(to_string(k.under_launch)) + "; the launch overhead dominates";
     default: return "";

@@ -142,7 +142,9 @@ inline std::string to_text(const KernelReport& k, bool per_pc = false, std::size
   line("bounds (cycles)", "issue " + fmtd("%.0f", b.issue) + ", unit " + fmtd("%.0f", b.functional_unit) + (b.busiest_unit.empty() ? "" : " (" + b.busiest_unit + ")") +
                               ", latency " + fmtd("%.0f", b.latency) + ", shared " + fmtd("%.0f", b.shared_memory) + ", L1 " + fmtd("%.0f", b.l1) +
                               ", L2 " + fmtd("%.0f", b.l2) + ", DRAM " + fmtd("%.0f", b.dram) + (b.atomics > 0 ? ", atomics " + fmtd("%.0f", b.atomics) : "") +
-                              (b.busiest_warp > b.latency ? ", busiest warp " + fmtd("%.0f", b.busiest_warp) : ""));
+                              (b.busiest_warp > b.latency ? ", busiest warp " + fmtd("%.0f", b.busiest_warp) : "") +
+                              // shown where starting the CTAs is a tenth of the time or more
+                              (b.cta_dispatch >= 0.1 * k.cycles ? ", CTA dispatch " + fmtd("%.0f", b.cta_dispatch) : ""));
   const auto& oc = k.occupancy;
   line("occupancy", fmtd("%.0f%%", 100 * oc.occupancy) + " (" + std::to_string(oc.blocks_per_sm) + " CTAs x " + std::to_string(oc.warps_per_block) +
                         " warps/SM, limited by " + to_string(oc.limiter) + "; limits: warps " + std::to_string(oc.limit_warps) + ", regs " +
