@@ -7,11 +7,12 @@ validation corpus' TRAIN part.
 For each GPU with measurements (H100, H200) and each prediction target (duration: vs the ncu
 duration; back-to-back: vs the CUDA-event time per launch) it predicts every launch of the train
 split (split.json) from every input path (traces and ncu profiles of either GPU) with
-`gpuperf report --json`, and hands each row's parts (the SM's time and throughput bound, DRAM
+`gpuperf report --json`, and hands each row's suite and parts (the SM's time and throughput bound, DRAM
 and L2 transfer times, the atomics or busiest-warp floor, and the measured time) to
 gpuperf_fit (bench/validation/fit_launch_interval.cpp: a grid choice of the overlap exponent per
 model mode, Eigen least squares for the launch term,
-Boost.Math Student-t interval of log(measured / predicted) per model mode). Traces the tracer
+the suite-robust split-conformal interval of log(measured / predicted) per model mode: the union
+of each train suite's interval, with the pooled and the Boost.Math Student-t ones beside it). Traces the tracer
 cut short are left out (they hold only the first instructions of their CTAs). The values are
 written into latency_tables/gpus.json with the provenance `fitted on validation train split
 (<suites>), <gpu>, <date>`, and the fit quality is printed and written to results/fit.json.
@@ -77,8 +78,11 @@ def write_tables(fit, train_suites, date, path):
                 for end in ("low", "high"):
                     entry["interval_%s_%s_log_%s" % (mode, t, end)] = {
                         "value": round(iv["log_" + end], 4), "source": key,
-                        "note": "%s %d %% interval of log(measured / predicted), %d train predictions; holds %.0f %% of them (Student-t: %.0f %%)" % (
-                            iv["method"], round(iv["level"] * 100), iv["n"], iv["train_coverage"] * 100, iv["student_t"]["train_coverage"] * 100)}
+                        "note": "%s %d %% interval of log(measured / predicted), %d train predictions of %d suites; holds %.0f %% of them "
+                                "(%s; pooled split-conformal: %.0f %%)" % (
+                            iv["method"], round(iv["level"] * 100), iv["n"], iv["suites"], iv["train_coverage"] * 100,
+                            ", ".join("%s %.0f %%" % (s, c * 100) for s, c in sorted(iv["train_coverage_per_suite"].items())),
+                            iv["pooled_conformal"]["train_coverage"] * 100)}
     with open(path, "w") as f:
         f.write(json.dumps(cat, indent=1))
 
@@ -97,8 +101,8 @@ def main():
         tsv = open(a.rows).read()
     else:
         rows = training_rows(a.gpuperf, a.jobs)
-        tsv = "# gpu target mode split sm_us throughput_us dram_us l2_us floor_us measured_us (train part; floor: atomics or busiest warp)\n" + "".join(
-            "%s\t%s\t%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\n" % (r["gpu"], r["target"], r["mode"], r["split"], *parts_us(r), r["measured"])
+        tsv = "# gpu target mode split suite sm_us throughput_us dram_us l2_us floor_us measured_us (train part; floor: atomics or busiest warp)\n" + "".join(
+            "%s\t%s\t%s\t%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\n" % (r["gpu"], r["target"], r["mode"], r["split"], r["suite"], *parts_us(r), r["measured"])
             for r in rows)
         os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
         with open(os.path.join(HERE, "results", "fit_rows.tsv"), "w") as f:

@@ -4,7 +4,7 @@
 //
 //   gpuperf_fit < rows.tsv > fit.json
 //
-// Each input row: gpu, target (duration|back-to-back), mode (simulation|bounds), split, and in
+// Each input row: gpu, target (duration|back-to-back), mode (simulation|bounds), split, suite, and in
 // microseconds sm (the busiest SM's rounds), throughput (its issue, unit and MIO bound), dram,
 // l2 (transfer times), floor (the larger of the atomics and busiest-warp bounds) and measured. A row of any split other than "train" is
 // an error: nothing is ever fitted on the test part.
@@ -18,9 +18,10 @@
 // (relative residual beyond 25 %), iterated, so a few kernels the model gets wrong otherwise
 // do not set the term for all. The relative error lets short kernels decide it: a long
 // kernel's residual barely moves with L. Then the interval of log(m_i / (body_i + L)) per model
-// mode at gpuperf::kIntervalLevel: the split-conformal one (order statistics) is stored; the
-// Student-t one (Boost.Math) is reported beside it. The train log ratios are heavy-tailed, and
-// the t interval, set by their standard deviation, holds 87-93 % of them instead of 80 %.
+// mode at gpuperf::kIntervalLevel: the suite-robust one (the union of each train suite's
+// split-conformal interval, gpuperf::suite_robust_log_interval) is stored, since the interval
+// is used on kernels of suites the fit never saw; the pooled split-conformal and the Student-t
+// (Boost.Math) ones are reported beside it, with each one's coverage of every train suite.
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -40,7 +41,7 @@
 namespace {
 
 struct Row {
-  std::string target, mode;
+  std::string target, mode, suite;
   double sm = 0, throughput = 0, dram = 0, l2 = 0, floor = 0, measured = 0;
   double body = 0;  // with the chosen overlap exponent
 };
@@ -109,8 +110,8 @@ int main() {
     std::istringstream in(line);
     std::string gpu, split;
     Row r;
-    if (!(in >> gpu >> r.target >> r.mode >> split >> r.sm >> r.throughput >> r.dram >> r.l2 >> r.floor >> r.measured)) {
-      std::fprintf(stderr, "gpuperf_fit: stdin line %d: expected gpu target mode split sm_us throughput_us dram_us l2_us floor_us measured_us\n",
+    if (!(in >> gpu >> r.target >> r.mode >> split >> r.suite >> r.sm >> r.throughput >> r.dram >> r.l2 >> r.floor >> r.measured)) {
+      std::fprintf(stderr, "gpuperf_fit: stdin line %d: expected gpu target mode split suite sm_us throughput_us dram_us l2_us floor_us measured_us\n",
                    lineno);
       return 1;
     }
@@ -169,27 +170,43 @@ int main() {
               {"n_below_10us", n_short}, {"mape", mape_all}, {"mape_below_10us", mape_short}, {"mape_below_10us_without_launch", mape_short0},
               {"mape_without_launch", mape_all0}};
     for (const char* mode : {"simulation", "bounds"}) {
-      std::vector<double> lr, m;
-      std::vector<std::pair<double, double>> ranges;
+      std::vector<double> lr;
+      std::map<std::string, std::vector<double>> by_suite;
       for (auto& r : rows)
-        if (r.mode == mode) lr.push_back(std::log(r.measured / (r.body + L.value)));
+        if (r.mode == mode) {
+          lr.push_back(std::log(r.measured / (r.body + L.value)));
+          by_suite[r.suite].push_back(lr.back());
+        }
       if (lr.size() < 3) continue;
-      auto train_coverage = [&](const gpuperf::LogInterval& iv) {
-        m.clear();
-        ranges.clear();
+      // Share of the mode's rows (of one suite, or all) the interval holds.
+      auto train_coverage = [&](const gpuperf::LogInterval& iv, const std::string& suite = "") {
+        std::vector<double> m;
+        std::vector<std::pair<double, double>> ranges;
         for (auto& r : rows)
-          if (r.mode == mode) {
+          if (r.mode == mode && (suite.empty() || r.suite == suite)) {
             m.push_back(r.measured);
             ranges.push_back(gpuperf::interval_us(r.body + L.value, iv));
           }
         return gpuperf::coverage(m, ranges);
       };
+      auto per_suite = [&](const gpuperf::LogInterval& iv) {
+        json c = json::object();
+        for (auto& [suite, v] : by_suite) c[suite] = train_coverage(iv, suite);
+        return c;
+      };
       const gpuperf::LogInterval t = gpuperf::fit_log_interval(lr, gpuperf::kIntervalLevel);
       if (lr.size() < 10) continue;  // too few for the order statistics of an 80 % interval
-      const gpuperf::LogInterval iv = gpuperf::conformal_log_interval(lr, gpuperf::kIntervalLevel);
-      g["interval"][mode] = {{"method", "split-conformal"}, {"log_low", iv.low}, {"log_high", iv.high}, {"n", lr.size()},
-                             {"level", gpuperf::kIntervalLevel}, {"train_coverage", train_coverage(iv)},
-                             {"student_t", {{"log_low", t.low}, {"log_high", t.high}, {"train_coverage", train_coverage(t)}}}};
+      const gpuperf::LogInterval pooled = gpuperf::conformal_log_interval(lr, gpuperf::kIntervalLevel);
+      std::vector<std::vector<double>> groups;
+      for (auto& [suite, v] : by_suite) groups.push_back(v);
+      const gpuperf::LogInterval iv = gpuperf::suite_robust_log_interval(groups, gpuperf::kIntervalLevel);
+      g["interval"][mode] = {
+          {"method", "suite-robust split-conformal"}, {"log_low", iv.low}, {"log_high", iv.high}, {"n", lr.size()},
+          {"suites", by_suite.size()}, {"level", gpuperf::kIntervalLevel}, {"train_coverage", train_coverage(iv)},
+          {"train_coverage_per_suite", per_suite(iv)},
+          {"pooled_conformal", {{"log_low", pooled.low}, {"log_high", pooled.high}, {"train_coverage", train_coverage(pooled)},
+                                {"train_coverage_per_suite", per_suite(pooled)}}},
+          {"student_t", {{"log_low", t.low}, {"log_high", t.high}, {"train_coverage", train_coverage(t)}}}};
     }
     out[key.first][key.second] = g;
   }

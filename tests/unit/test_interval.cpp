@@ -2,6 +2,8 @@
 // per-GPU table entries they are read from (model/interval.hpp, arch/gpu_spec.hpp).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <boost/math/distributions/normal.hpp>
 #include <filesystem>
 #include <fstream>
@@ -129,4 +131,26 @@ TEST_CASE("a fitted source must say what it was fitted on") {
   bool named = false;
   for (auto& i : t->check()) named |= i.message.find("source 'fit-test' of kind 'fitted' needs 'on'") != std::string::npos;
   CHECK(named);
+}
+
+TEST_CASE("the suite-robust interval is the union of each suite's conformal interval") {
+  // Two suites whose errors share different biases: pooled, the interval sits between them.
+  std::vector<double> a, b;
+  for (int i = 0; i < 19; ++i) a.push_back(-0.1 + 0.01 * i);  // -0.10 .. 0.08
+  for (int i = 0; i < 19; ++i) b.push_back(0.3 + 0.02 * i);   // 0.30 .. 0.66
+  const LogInterval ia = conformal_log_interval(a, 0.8), ib = conformal_log_interval(b, 0.8);
+  const LogInterval u = suite_robust_log_interval({a, b}, 0.8);
+  CHECK(u.low == ia.low);
+  CHECK(u.high == ib.high);
+  CHECK(ia.low == doctest::Approx(-0.09));  // rank 2 of 19
+  CHECK(ib.high == doctest::Approx(0.64));  // rank 18 of 19
+  // It holds at least 80 % of each suite.
+  auto held = [](const std::vector<double>& x, const LogInterval& iv) {
+    return double(std::count_if(x.begin(), x.end(), [&](double v) { return v >= iv.low && v <= iv.high; })) / double(x.size());
+  };
+  CHECK(held(a, u) >= 0.8);
+  CHECK(held(b, u) >= 0.8);
+  // A suite too small for an interval is skipped; none large enough is an error.
+  CHECK(suite_robust_log_interval({a, {5.0, 6.0}}, 0.8).high == ia.high);
+  CHECK_THROWS_AS(suite_robust_log_interval({{0.1, 0.2}, {0.3}}, 0.8), std::invalid_argument);
 }
