@@ -163,6 +163,7 @@ class AccelSimKernelReader {
     if (lr_.source().compression() == Compression::none) {
       std::uint64_t sz = lr_.source().file_size();
       k.dyn.reserve(static_cast<std::size_t>(sz / 48));
+      // Lane addresses take a few bytes per instruction (trace/address_pool.hpp).
       if (opt_.keep_addresses) k.addresses.reserve(static_cast<std::size_t>(sz / 16));
     }
     std::string_view line;
@@ -496,13 +497,7 @@ class AccelSimKernelReader {
           }
         }
       }
-      if (opt_.keep_addresses && na) {
-        d.addr_begin = static_cast<std::uint32_t>(k.addresses.size());
-        d.addr_count = static_cast<std::uint8_t>(na);
-        if (k.addresses.size() + na > 0xffffffffull)
-          throw ParseError(lr_.path(), cur.line_no, 1, "expected at most 4G addresses per kernel; split the trace with the tracer's CTA sampling");
-        k.addresses.insert(k.addresses.end(), addrs, addrs + na);
-      }
+      if (opt_.keep_addresses && na) k.set_lane_addresses(d, addrs, na);
       // Generic accesses resolve to shared or local by the windows in the header.
       if (s.space == MemSpace::generic && na && hdr_.shmem_base) {
         if (addrs[0] >= hdr_.shmem_base && addrs[0] < hdr_.shmem_base + (1ull << 32)) s.space = MemSpace::shared;
