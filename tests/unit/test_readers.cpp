@@ -484,6 +484,20 @@ TEST_CASE("text scanners: hexadecimal and decimal edge cases match the plain loo
   auto ref_hex = [](const std::string& l) { return scan_with(l, reference_hex); };
   auto dec = [](const std::string& l) { return scan_with(l, [](scan::Cursor& c) { return static_cast<std::uint64_t>(c.integer()); }); };
   auto ref_dec = [](const std::string& l) { return scan_with(l, reference_integer); };
+  // Three numbers by hex_list against three by the plain loop (the values folded into one).
+  auto hex3 = [](const std::string& l) {
+    return scan_with(l, [](scan::Cursor& c) {
+      std::uint64_t v[3];
+      c.hex_list(3, v);
+      return v[0] * 3 + v[1] * 5 + v[2] * 7;
+    });
+  };
+  auto ref_hex3 = [](const std::string& l) {
+    return scan_with(l, [](scan::Cursor& c) {
+      std::uint64_t v0 = reference_hex(c), v1 = reference_hex(c), v2 = reference_hex(c);
+      return v0 * 3 + v1 * 5 + v2 * 7;
+    });
+  };
   // Values and where the cursor stops.
   CHECK(hex("0x00007f7600000000 5").value == 0x00007f7600000000ull);
   CHECK(hex("0x00007f7600000000 5").pos == 18);
@@ -506,21 +520,32 @@ TEST_CASE("text scanners: hexadecimal and decimal edge cases match the plain loo
   // Every line below, and random ones, scan the same way as with the plain loops.
   const std::vector<std::string> edges = {"0", "0x0", "0x", "x", "g", " ", "\t5", "0123456789abcdef", "0123456789abcdef0", "0x0123456789ABCDEF",
                                           "0x0123456789ABCDEF1", "89abcdef 1", "89abcdef\x01", "1234567\x80", "ffffffff", "fffffffff", "-", "-0",
-                                          "+1", "9223372036854775807", "9223372036854775808", "12 ", "1\t2", "5\x00"};
+                                          "+1", "9223372036854775807", "9223372036854775808", "12 ", "1\t2", "5\x00",
+                                          // Tokens with 16 bytes of line after them (read eight digits at a time).
+                                          "0x7f754a00003c 0x7f754a002000 0", "0x8a4 0x8a8 0x8ac 0x8b0 0x8b4", "0XaBcDeF01\t0x0000000000000000",
+                                          "0123456789abcdef 0123456789", "0123456789abcdef0 123456789", "12345678 123456789abcdef",
+                                          "0x12345678g 0x1234567890", "0x1234\x80 0x12345678901234", "0x1234\x01 0x12345678901234",
+                                          "0x 0x1234567890123456789", "0x0000000000000000 00000000000", "fffffffffffffff, 0x0123456789",
+                                          "0x123456789abcdefg 0x1234567", "0x0:1 0x12345678901234567890"};
   for (auto& l : edges) {
     CAPTURE(l);
     CHECK(hex(l) == ref_hex(l));
     CHECK(dec(l) == ref_dec(l));
+    CHECK(hex3(l) == ref_hex3(l));
   }
+  CHECK(hex3("0x7f754a00003c 0x800\t0x8a4 0").value == 0x7f754a00003cull * 3 + 0x800 * 5 + 0x8a4 * 7);
+  CHECK(hex3("0x7f754a00003c 0x800\t0x8a4 0").pos == 26);
+  CHECK(hex3("0x10 0x20 0x3g0 5").error == "scan.traceg:7:11: expected a hexadecimal number, found '0x3g0 5'");
   std::uint64_t seed = 12345;
   auto rnd = [&]() { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
   const std::string alphabet = "0123456789abcdefABCDEFxX -\tgz";
   for (int t = 0; t < 20000; ++t) {
     std::string l;
-    for (std::uint64_t n = rnd() % 24; n > 0; --n) l.push_back(alphabet[rnd() % alphabet.size()]);
+    for (std::uint64_t n = rnd() % 40; n > 0; --n) l.push_back(alphabet[rnd() % alphabet.size()]);
     CAPTURE(l);
     CHECK(hex(l) == ref_hex(l));
     CHECK(dec(l) == ref_dec(l));
+    CHECK(hex3(l) == ref_hex3(l));
   }
 }
 
