@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <fstream>
 #include <numeric>
 #include <sstream>
@@ -227,6 +228,33 @@ TEST_CASE("coalescing into 32 B sectors and shared-memory bank conflicts") {
   // 128-bit accesses are served a quarter-warp at a time: 4 wavefronts at best.
   for (int i = 0; i < 32; ++i) a[i] = 16 * i;
   CHECK(shared_wavefronts(a, 32, 16) == 4);
+}
+
+TEST_CASE("bank conflicts: the conflict-free shortcut gives the sorted count on random requests") {
+  // The count before the shortcut: sort the words, drop repeats, count per bank.
+  auto sorted_ways = [](std::vector<std::uint64_t> w, unsigned banks) {
+    std::sort(w.begin(), w.end());
+    w.erase(std::unique(w.begin(), w.end()), w.end());
+    std::map<std::uint64_t, unsigned> per_bank;
+    unsigned ways = 1;
+    for (auto x : w) ways = std::max(ways, ++per_bank[x % banks]);
+    return ways;
+  };
+  std::uint64_t seed = 7;
+  auto rnd = [&]() { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  unsigned conflicts = 0;
+  for (int t = 0; t < 5000; ++t) {
+    const unsigned banks = t % 3 == 0 ? 32 : t % 3 == 1 ? 16 : 64;
+    std::vector<std::uint64_t> w(rnd() % 129);
+    // Strided, broadcast and random words, so that both outcomes occur.
+    const std::uint64_t base = rnd(), stride = rnd() % 5, spread = 1 + rnd() % 300;
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = t % 2 ? base + stride * i : base + rnd() % spread;
+    const unsigned want = sorted_ways(w, banks);
+    conflicts += want > 1;
+    CHECK(bank_ways(w.data(), static_cast<unsigned>(w.size()), banks) == want);
+  }
+  CHECK(conflicts > 1000);
+  CHECK(conflicts < 4000);
 }
 
 TEST_CASE("kernel time: waves with the tail, not multiplied by SM count, no absolute end time") {

@@ -49,17 +49,17 @@ TEST_CASE("Accel-Sim v5 grouped trace: address modes 0, 1 and 2 (popcount-1 delt
   // Mode 0: mask 0xb has 3 lanes, 3 addresses listed.
   const auto& ld0 = k.dyn[k.warps[0].begin + 2];
   REQUIRE(ld0.addr_count == 3);
-  CHECK(k.addresses[ld0.addr_begin + 0] == 0x200);
-  CHECK(k.addresses[ld0.addr_begin + 2] == 0x250);
+  CHECK(k.lane_addresses(ld0)[0] == 0x200);
+  CHECK(k.lane_addresses(ld0)[2] == 0x250);
   // Mode 1: base 0x100, stride 4, 2 lanes.
   const auto& st = k.dyn[k.warps[0].begin + 3];
   REQUIRE(st.addr_count == 2);
-  CHECK(k.addresses[st.addr_begin + 1] == 0x104);
+  CHECK(k.lane_addresses(st)[1] == 0x104);
   // Mode 2: mask 0x5 = 2 lanes: base 0x1000 then ONE delta (64); the trailing -7 is the immediate.
   const auto& ld1 = k.dyn[k.warps[1].begin + 2];
   REQUIRE(ld1.addr_count == 2);
-  CHECK(k.addresses[ld1.addr_begin + 0] == 0x1000);
-  CHECK(k.addresses[ld1.addr_begin + 1] == 0x1040);
+  CHECK(k.lane_addresses(ld1)[0] == 0x1000);
+  CHECK(k.lane_addresses(ld1)[1] == 0x1040);
   // Static program keyed by PC with counts.
   std::map<std::uint64_t, const StaticInstr*> by_pc;
   for (auto& s : k.program) by_pc[s.pc] = &s;
@@ -70,6 +70,53 @@ TEST_CASE("Accel-Sim v5 grouped trace: address modes 0, 1 and 2 (popcount-1 delt
   CHECK(by_pc.at(0x50)->src.size() == 3);  // FFMA R1 R1 R1: sources as traced
 }
 
+TEST_CASE("AddressPool: every address list round-trips; regular warps take a few bytes") {
+  AddressPool pool;
+  std::vector<std::vector<std::uint64_t>> lists;
+  std::vector<std::uint64_t> at;
+  auto add = [&](std::vector<std::uint64_t> a) {
+    at.push_back(pool.append(a.data(), static_cast<unsigned>(a.size())));
+    lists.push_back(std::move(a));
+  };
+  std::vector<std::uint64_t> words, tile, broadcast, random, edges;
+  for (std::uint64_t i = 0; i < 32; ++i) words.push_back(0x800 + 4 * i);
+  for (std::uint64_t i = 0; i < 32; ++i) tile.push_back(0x7f754a000000ull + (i / 16) * 0x2000 + 4 * (i % 16));
+  for (std::uint64_t i = 0; i < 32; ++i) broadcast.push_back(0x400 + (i / 16) * 0x40);
+  std::uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < 32; ++i) random.push_back(x = x * 6364136223846793005ull + 1442695040888963407ull);
+  // Steps at each size class's signed limits, both signs, and the 64-bit extremes.
+  std::uint64_t v = 0;
+  for (std::int64_t step : {INT64_C(127), INT64_C(128), INT64_C(-128), INT64_C(-129), INT64_C(32767), INT64_C(-32769), INT64_C(1) << 40,
+                            -(INT64_C(1) << 47), (INT64_C(1) << 47), INT64_MAX, INT64_MIN, INT64_C(-1), INT64_C(0)}) {
+    edges.push_back(v);
+    v += static_cast<std::uint64_t>(step);
+  }
+  edges.push_back(~0ull);
+  std::vector<std::uint64_t> many(64, 0x1000);  // 64 lanes: runs longer than a control byte holds
+  for (std::uint64_t i = 0; i < 64; ++i) many[i] += 8 * i;
+  add(words);
+  const std::size_t after_words = pool.size_bytes();
+  add(tile);
+  add(broadcast);
+  add(random);
+  add(edges);
+  add(many);
+  add({0xdeadbeef});
+  for (std::size_t i = 0; i < lists.size(); ++i) {
+    std::uint64_t out[64] = {};
+    pool.decode(at[i], static_cast<unsigned>(lists[i].size()), out);
+    CHECK(std::vector<std::uint64_t>(out, out + lists[i].size()) == lists[i]);
+  }
+  // Control byte + value bytes: 0x800 (1 + 2), then one run of 31 steps of 4 (1 + 1).
+  CHECK(after_words == 5);
+  // 0x7f754a000000 (1 + 6), +4 x15 (1 + 1), +0x1fc4 once (1 + 2), +4 x15 (1 + 1).
+  CHECK(at[2] - at[1] == 14);
+  AddressPool copy = pool;
+  std::uint64_t out[64];
+  copy.decode(at[3], 32, out);
+  CHECK(std::vector<std::uint64_t>(out, out + 32) == random);
+}
+
 TEST_CASE("Accel-Sim old format (< v3): CTA/warp ids on every line, no immediate") {
   Kernel k = AccelSimKernelReader::read(kAs + "/old_v2.traceg");
   CHECK(k.launch.sm_version == 70);
@@ -78,7 +125,7 @@ TEST_CASE("Accel-Sim old format (< v3): CTA/warp ids on every line, no immediate
   CHECK(k.dyn.size() == 3);
   const auto& lds = k.dyn[1];
   CHECK(lds.addr_count == 32);
-  CHECK(k.addresses[lds.addr_begin + 1] - k.addresses[lds.addr_begin] == 64);
+  CHECK(k.lane_addresses(lds)[1] - k.lane_addresses(lds)[0] == 64);
   CHECK(k.program[1].access_bits == 128);
 }
 
@@ -437,6 +484,20 @@ TEST_CASE("text scanners: hexadecimal and decimal edge cases match the plain loo
   auto ref_hex = [](const std::string& l) { return scan_with(l, reference_hex); };
   auto dec = [](const std::string& l) { return scan_with(l, [](scan::Cursor& c) { return static_cast<std::uint64_t>(c.integer()); }); };
   auto ref_dec = [](const std::string& l) { return scan_with(l, reference_integer); };
+  // Three numbers by hex_list against three by the plain loop (the values folded into one).
+  auto hex3 = [](const std::string& l) {
+    return scan_with(l, [](scan::Cursor& c) {
+      std::uint64_t v[3];
+      c.hex_list(3, v);
+      return v[0] * 3 + v[1] * 5 + v[2] * 7;
+    });
+  };
+  auto ref_hex3 = [](const std::string& l) {
+    return scan_with(l, [](scan::Cursor& c) {
+      std::uint64_t v0 = reference_hex(c), v1 = reference_hex(c), v2 = reference_hex(c);
+      return v0 * 3 + v1 * 5 + v2 * 7;
+    });
+  };
   // Values and where the cursor stops.
   CHECK(hex("0x00007f7600000000 5").value == 0x00007f7600000000ull);
   CHECK(hex("0x00007f7600000000 5").pos == 18);
@@ -459,21 +520,32 @@ TEST_CASE("text scanners: hexadecimal and decimal edge cases match the plain loo
   // Every line below, and random ones, scan the same way as with the plain loops.
   const std::vector<std::string> edges = {"0", "0x0", "0x", "x", "g", " ", "\t5", "0123456789abcdef", "0123456789abcdef0", "0x0123456789ABCDEF",
                                           "0x0123456789ABCDEF1", "89abcdef 1", "89abcdef\x01", "1234567\x80", "ffffffff", "fffffffff", "-", "-0",
-                                          "+1", "9223372036854775807", "9223372036854775808", "12 ", "1\t2", "5\x00"};
+                                          "+1", "9223372036854775807", "9223372036854775808", "12 ", "1\t2", "5\x00",
+                                          // Tokens with 16 bytes of line after them (read eight digits at a time).
+                                          "0x7f754a00003c 0x7f754a002000 0", "0x8a4 0x8a8 0x8ac 0x8b0 0x8b4", "0XaBcDeF01\t0x0000000000000000",
+                                          "0123456789abcdef 0123456789", "0123456789abcdef0 123456789", "12345678 123456789abcdef",
+                                          "0x12345678g 0x1234567890", "0x1234\x80 0x12345678901234", "0x1234\x01 0x12345678901234",
+                                          "0x 0x1234567890123456789", "0x0000000000000000 00000000000", "fffffffffffffff, 0x0123456789",
+                                          "0x123456789abcdefg 0x1234567", "0x0:1 0x12345678901234567890"};
   for (auto& l : edges) {
     CAPTURE(l);
     CHECK(hex(l) == ref_hex(l));
     CHECK(dec(l) == ref_dec(l));
+    CHECK(hex3(l) == ref_hex3(l));
   }
+  CHECK(hex3("0x7f754a00003c 0x800\t0x8a4 0").value == 0x7f754a00003cull * 3 + 0x800 * 5 + 0x8a4 * 7);
+  CHECK(hex3("0x7f754a00003c 0x800\t0x8a4 0").pos == 26);
+  CHECK(hex3("0x10 0x20 0x3g0 5").error == "scan.traceg:7:11: expected a hexadecimal number, found '0x3g0 5'");
   std::uint64_t seed = 12345;
   auto rnd = [&]() { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
   const std::string alphabet = "0123456789abcdefABCDEFxX -\tgz";
   for (int t = 0; t < 20000; ++t) {
     std::string l;
-    for (std::uint64_t n = rnd() % 24; n > 0; --n) l.push_back(alphabet[rnd() % alphabet.size()]);
+    for (std::uint64_t n = rnd() % 40; n > 0; --n) l.push_back(alphabet[rnd() % alphabet.size()]);
     CAPTURE(l);
     CHECK(hex(l) == ref_hex(l));
     CHECK(dec(l) == ref_dec(l));
+    CHECK(hex3(l) == ref_hex3(l));
   }
 }
 
@@ -584,13 +656,13 @@ TEST_CASE("PPT-GPU: every CTA's memory file read, the traced CTA's records paire
       REQUIRE(k.program[d.static_index].opcode == "LDG.E");
       REQUIRE(d.addr_count == 32);
       CHECK(d.mem_width == 4);
-      CHECK(k.addresses[d.addr_begin] == ppt_load_addr(2, w, 0, it));
-      CHECK(k.addresses[d.addr_begin + 31] == ppt_load_addr(2, w, 31, it));
+      CHECK(k.lane_addresses(d)[0] == ppt_load_addr(2, w, 0, it));
+      CHECK(k.lane_addresses(d)[31] == ppt_load_addr(2, w, 31, it));
     }
     const DynInstr& st = k.dyn[ws.begin + 37];
     REQUIRE(k.program[st.static_index].opcode == "STG.E");
     REQUIRE(st.addr_count == 32);
-    CHECK(k.addresses[st.addr_begin] == 0x7f1000000000ull + 4 * (2 * 128 + w * 32));
+    CHECK(k.lane_addresses(st)[0] == 0x7f1000000000ull + 4 * (2 * 128 + w * 32));
   }
   // CTA 0, issued in another order: its own addresses, each load once.
   std::vector<std::uint64_t> got, want;
@@ -599,7 +671,7 @@ TEST_CASE("PPT-GPU: every CTA's memory file read, the traced CTA's records paire
     for (auto i = k.warps[w].begin; i < k.warps[w].end; ++i)
       if (k.program[k.dyn[i].static_index].opcode == "LDG.E") {
         REQUIRE(k.dyn[i].addr_count == 32);
-        got.push_back(k.addresses[k.dyn[i].addr_begin]);
+        got.push_back(k.lane_addresses(k.dyn[i])[0]);
       }
   }
   for (std::uint64_t w = 0; w < 4; ++w)

@@ -413,7 +413,8 @@ void check_same_ir(const Kernel& a, const Kernel& b) {
       CHECK(x.active_mask == y.active_mask);
       CHECK(x.mem_width == y.mem_width);
       REQUIRE(x.addr_count == y.addr_count);
-      for (unsigned j = 0; j < x.addr_count; ++j) CHECK(a.addresses[x.addr_begin + j] == b.addresses[y.addr_begin + j]);
+      const LaneAddresses ax = a.lane_addresses(x), by = b.lane_addresses(y);
+      for (unsigned j = 0; j < x.addr_count; ++j) CHECK(ax[j] == by[j]);
     }
   }
 }

@@ -54,8 +54,9 @@ inline void profile_atomics(const Kernel& k, KernelAnalysis& a) {
                         s.opcode.find(".F64") != std::string::npos || s.opcode.find(".BF16") != std::string::npos;
         std::uint64_t words[64];
         unsigned n = std::min<unsigned>(d.addr_count, 64);
+        k.lane_addresses(d, words);
         for (unsigned l = 0; l < n; ++l) {
-          words[l] = k.addresses[d.addr_begin + l] >> 2;
+          words[l] >>= 2;
           count[words[l]] += 1;
           words_here.insert(words[l]);
         }
@@ -108,7 +109,7 @@ struct SectorCache {
 // Dynamic traces: coalescing and bank conflicts from addresses, per PC and per dynamic instruction.
 inline void address_counts(const Kernel& k, KernelAnalysis& a, SectorCache* cache = nullptr) {
   if (cache) cache->begin.assign(k.dyn.size() + 1, 0);
-  std::uint64_t sec[64];
+  std::uint64_t sec[64], lane[64];
   std::vector<double> sectors(k.program.size(), 0), lines(k.program.size(), 0), wavefronts(k.program.size(), 0), reqs(k.program.size(), 0);
   for (std::size_t di = 0; di < k.dyn.size(); ++di) {
     if (cache && cache->usable()) {
@@ -121,7 +122,8 @@ inline void address_counts(const Kernel& k, KernelAnalysis& a, SectorCache* cach
       if (s.space != MemSpace::none && s.space != MemSpace::constant && d.active_mask) a.dyn_wavefronts[di] = 1;
       continue;
     }
-    const std::uint64_t* ad = &k.addresses[d.addr_begin];
+    k.lane_addresses(d, lane);
+    const std::uint64_t* ad = lane;
     unsigned w = d.mem_width ? d.mem_width : std::max(1u, s.access_bits / 8);
     reqs[d.static_index] += 1;
     if (s.space == MemSpace::shared) {
@@ -153,7 +155,7 @@ inline void address_counts(const Kernel& k, KernelAnalysis& a, SectorCache* cach
 // Reuse profiles from addresses: L1 within each CTA; L2 over the traced grid's interleaved stream.
 inline void reuse_profiles(const Kernel& k, KernelAnalysis& a, const SectorCache* cache = nullptr) {
   const bool cached = cache && cache->usable();
-  std::uint64_t sec[64];
+  std::uint64_t sec[64], lane[64];
   // L1: reuse within each CTA; L2: the traced grid's interleaved stream.
   std::unordered_set<std::uint64_t> written;  // sectors stored to so far (L2 stream only)
   auto profile = [&](const std::vector<std::uint32_t>& warps, ReuseProfiler& rp, bool l1) {
@@ -168,7 +170,8 @@ inline void reuse_profiles(const Kernel& k, KernelAnalysis& a, const SectorCache
         nsec = cache->begin[di + 1] - cache->begin[di];
       } else {
         unsigned w = d.mem_width ? d.mem_width : std::max(1u, s.access_bits / 8);
-        nsec = coalesce(&k.addresses[d.addr_begin], d.addr_count, w, sec).sectors;
+        k.lane_addresses(d, lane);
+        nsec = coalesce(lane, d.addr_count, w, sec).sectors;
       }
       auto& p = a.pcs[d.static_index];
       p.has_profile = true;

@@ -42,6 +42,34 @@ inline Coalesced coalesce(const std::uint64_t* addr, unsigned n, unsigned width,
   return c;
 }
 
+// The largest number of distinct words that map to one bank (1 for no words). Most requests
+// are conflict-free (consecutive words, broadcasts): one pass that finds every bank holding at
+// most one distinct word answers without sorting; a conflict sorts, as it always did.
+inline unsigned bank_ways(std::uint64_t* words, unsigned nw, unsigned banks) {
+  if (banks <= 64) {
+    std::uint64_t word_in[64];
+    std::uint64_t used = 0;
+    bool conflict = false;
+    for (unsigned i = 0; i < nw && !conflict; ++i) {
+      const unsigned b = static_cast<unsigned>(words[i] % banks);
+      const std::uint64_t bit = std::uint64_t(1) << b;
+      if (!(used & bit)) {
+        used |= bit;
+        word_in[b] = words[i];
+      } else {
+        conflict = word_in[b] != words[i];
+      }
+    }
+    if (!conflict) return 1;
+  }
+  std::sort(words, words + nw);
+  nw = static_cast<unsigned>(std::unique(words, words + nw) - words);
+  unsigned count[64] = {0};
+  unsigned ways = 1;
+  for (unsigned i = 0; i < nw; ++i) ways = std::max(ways, ++count[words[i] % banks]);
+  return ways;
+}
+
 // Shared-memory wavefronts for one warp request: 32 banks of `bank_bytes`; accesses wider
 // than 4 B are served per half-warp (8 B) or quarter-warp (16 B). Lanes reading the same
 // word are broadcast. Returns the number of bank passes (1 = conflict-free).
@@ -58,12 +86,7 @@ inline unsigned shared_wavefronts(const std::uint64_t* addr, unsigned n, unsigne
       unsigned per = std::max(1u, width / bank_bytes);
       for (unsigned k = 0; k < per && nw < 128; ++k) words[nw++] = addr[i] / bank_bytes + k;
     }
-    std::sort(words, words + nw);
-    nw = static_cast<unsigned>(std::unique(words, words + nw) - words);
-    unsigned count[64] = {0};
-    unsigned ways = 1;
-    for (unsigned i = 0; i < nw; ++i) ways = std::max(ways, ++count[words[i] % banks]);
-    total += ways;
+    total += bank_ways(words, nw, banks);
   }
   return total;
 }

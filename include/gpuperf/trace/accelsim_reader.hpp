@@ -163,6 +163,7 @@ class AccelSimKernelReader {
     if (lr_.source().compression() == Compression::none) {
       std::uint64_t sz = lr_.source().file_size();
       k.dyn.reserve(static_cast<std::size_t>(sz / 48));
+      // Lane addresses take a few bytes per instruction (trace/address_pool.hpp).
       if (opt_.keep_addresses) k.addresses.reserve(static_cast<std::size_t>(sz / 16));
     }
     std::string_view line;
@@ -412,6 +413,20 @@ class AccelSimKernelReader {
     return idx;
   }
 
+  // Per line, so inline: a call to memcmp (and libgcc's popcount without -mpopcnt) cost more
+  // than these loops on opcodes of a few characters and one 32-bit mask.
+  static bool same_text(const std::string& a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < b.size(); ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+  static unsigned lanes_of(std::uint32_t m) {
+    m = m - ((m >> 1) & 0x55555555u);
+    m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+    return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+  }
+
   static bool parse_reg_token(std::string_view t, std::uint16_t& r) { return sass::parse_register(t, r); }
 
   void parse_instruction(scan::Cursor& cur, Kernel& k, DynInstr& d) {
@@ -439,7 +454,7 @@ class AccelSimKernelReader {
     std::size_t created = 0;
     std::uint32_t si = static_index_for(k, pc, opcode, created);
     StaticInstr& s = k.program[si];
-    if (!created && s.opcode != opcode)
+    if (!created && !same_text(s.opcode, opcode))
       throw ParseError(lr_.path(), cur.line_no, static_cast<std::uint32_t>(op_col + 1),
                        "expected opcode " + s.opcode + " at PC 0x" + to_hex(pc) + " (as earlier in the trace), found '" + std::string(opcode) + "'");
     std::size_t nsrc_col = (cur.skip_ws(), cur.pos);
@@ -460,7 +475,7 @@ class AccelSimKernelReader {
     }
     d.static_index = si;
     s.warp_executed += 1;
-    unsigned active = static_cast<unsigned>(__builtin_popcount(d.active_mask));
+    unsigned active = lanes_of(d.active_mask);
     s.thread_executed += active;
     s.pred_on_thread_executed += active;
     std::size_t w_col = (cur.skip_ws(), cur.pos);
@@ -481,8 +496,9 @@ class AccelSimKernelReader {
       if (lanes > 0 || mode == 1) {
         std::uint64_t base = cur.hex();
         if (mode == 0) {
-          addrs[na++] = base;
-          for (unsigned i = 1; i < lanes; ++i) addrs[na++] = cur.hex();
+          addrs[0] = base;
+          cur.hex_list(lanes - 1, addrs + 1);
+          na = lanes;
         } else if (mode == 1) {
           std::int64_t stride = cur.integer();
           for (unsigned i = 0; i < lanes; ++i) addrs[na++] = base + static_cast<std::uint64_t>(stride) * i;
@@ -496,13 +512,7 @@ class AccelSimKernelReader {
           }
         }
       }
-      if (opt_.keep_addresses && na) {
-        d.addr_begin = static_cast<std::uint32_t>(k.addresses.size());
-        d.addr_count = static_cast<std::uint8_t>(na);
-        if (k.addresses.size() + na > 0xffffffffull)
-          throw ParseError(lr_.path(), cur.line_no, 1, "expected at most 4G addresses per kernel; split the trace with the tracer's CTA sampling");
-        k.addresses.insert(k.addresses.end(), addrs, addrs + na);
-      }
+      if (opt_.keep_addresses && na) k.set_lane_addresses(d, addrs, na);
       // Generic accesses resolve to shared or local by the windows in the header.
       if (s.space == MemSpace::generic && na && hdr_.shmem_base) {
         if (addrs[0] >= hdr_.shmem_base && addrs[0] < hdr_.shmem_base + (1ull << 32)) s.space = MemSpace::shared;

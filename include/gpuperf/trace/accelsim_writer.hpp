@@ -197,8 +197,9 @@ inline void write_traceg(const Kernel& k, const std::string& path) {
       if (d.mem_width) {
         // Width and mode 0 even with no active lane, so the width survives.
         l += " " + std::to_string(d.mem_width) + " 0";
-        for (unsigned i = 0; i < d.addr_count; ++i) {
-          std::snprintf(line, sizeof line, " 0x%llx", static_cast<unsigned long long>(k.addresses[d.addr_begin + i]));
+        const LaneAddresses lanes = k.lane_addresses(d);
+        for (std::uint64_t a : lanes) {
+          std::snprintf(line, sizeof line, " 0x%llx", static_cast<unsigned long long>(a));
           l += line;
         }
       } else {

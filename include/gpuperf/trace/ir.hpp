@@ -16,6 +16,7 @@
 
 #include "gpuperf/sass/control_bits.hpp"
 #include "gpuperf/sass/memory_ops.hpp"
+#include "gpuperf/trace/address_pool.hpp"
 
 namespace gpuperf {
 
@@ -84,9 +85,26 @@ struct StaticInstr {
 struct DynInstr {
   std::uint32_t static_index;  // index into Kernel::program
   std::uint32_t active_mask;
-  std::uint32_t addr_begin = 0;  // first lane address in Kernel::addresses
-  std::uint8_t addr_count = 0;   // number of lane addresses (active lanes of a memory op)
-  std::uint8_t mem_width = 0;    // bytes per lane
+  std::uint32_t addr_at_low = 0;  // offset of the lane addresses in Kernel::addresses: low 32 bits,
+  std::uint8_t addr_count = 0;    // number of lane addresses (active lanes of a memory op)
+  std::uint8_t mem_width = 0;     // bytes per lane
+  std::uint16_t addr_at_high = 0;  // and the 16 above them (in padding the struct had anyway)
+  std::uint64_t addr_at() const { return addr_at_low | std::uint64_t(addr_at_high) << 32; }
+  void set_addr_at(std::uint64_t at) {
+    addr_at_low = static_cast<std::uint32_t>(at);
+    addr_at_high = static_cast<std::uint16_t>(at >> 32);
+  }
+};
+static_assert(sizeof(DynInstr) == 16, "a trace holds millions of DynInstr");
+
+// The lane addresses of one dynamic instruction, decoded from the kernel's pool.
+struct LaneAddresses {
+  std::uint64_t v[64];
+  unsigned n = 0;
+  std::uint64_t operator[](unsigned i) const { return v[i]; }
+  const std::uint64_t* begin() const { return v; }
+  const std::uint64_t* end() const { return v + n; }
+  unsigned size() const { return n; }
 };
 
 struct WarpStream {
@@ -116,7 +134,7 @@ struct Kernel {
   std::string source_path;
   std::vector<StaticInstr> program;
   std::vector<DynInstr> dyn;
-  std::vector<std::uint64_t> addresses;
+  AddressPool addresses;  // lane addresses of dyn's memory instructions (DynInstr::addr_at)
   std::vector<WarpStream> warps;
   // CTA sampling: traced CTAs are a subset of the grid (representative CTA inputs, or a
   // tracer's sampling). The model scales counts by grid / traced CTAs.
@@ -131,6 +149,21 @@ struct Kernel {
   std::vector<std::string> warnings;
 
   bool has_dynamic_trace() const { return !warps.empty(); }
+  // d's lane addresses (d.addr_count of them) into out.
+  void lane_addresses(const DynInstr& d, std::uint64_t* out) const {
+    if (d.addr_count) addresses.decode(d.addr_at(), d.addr_count, out);
+  }
+  LaneAddresses lane_addresses(const DynInstr& d) const {
+    LaneAddresses a;
+    a.n = d.addr_count;
+    lane_addresses(d, a.v);
+    return a;
+  }
+  // Stores n lane addresses for d.
+  void set_lane_addresses(DynInstr& d, const std::uint64_t* a, unsigned n) {
+    d.addr_count = static_cast<std::uint8_t>(n);
+    if (n) d.set_addr_at(addresses.append(a, n));
+  }
   bool has_counts() const {
     for (auto& s : program) if (s.counts_known) return true;
     return false;

@@ -239,10 +239,8 @@ inline void attach_ppt_memory(const std::string& dir, const std::string& var, co
       }
       const PptMemRecord& r = it->second[next[s.opcode]++];
       if (!cached) continue;
-      d.addr_begin = static_cast<std::uint32_t>(k.addresses.size());
-      d.addr_count = static_cast<std::uint8_t>(std::min<std::size_t>(32, r.addrs.size()));
       d.mem_width = static_cast<std::uint8_t>(s.access_bits / 8);
-      k.addresses.insert(k.addresses.end(), r.addrs.begin(), r.addrs.begin() + d.addr_count);
+      k.set_lane_addresses(d, r.addrs.data(), static_cast<unsigned>(std::min<std::size_t>(32, r.addrs.size())));
     }
     if (cta == traced)
       for (auto& [op, v] : by_op) unused += v.size() - next[op];

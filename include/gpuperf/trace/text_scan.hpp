@@ -79,6 +79,33 @@ struct Cursor {
     pos = static_cast<std::size_t>(q - b);
     return v;
   }
+  // n hexadecimal numbers (a mode-0 memory line's 32 addresses) into out: hex()'s loop inlined
+  // into one over the list, the cursor's members loaded and stored once, not per token (a
+  // call per address was half the cost of a token). A token that does not parse cleanly is
+  // scanned again by hex(), which words the error.
+  void hex_list(unsigned n, std::uint64_t* out) {
+    const char* const b = line.data();
+    const char* const e = b + line.size();
+    const char* q = b + pos;
+    for (unsigned i = 0; i < n; ++i) {
+      while (q < e && (*q == ' ' || *q == '\t')) ++q;
+      const char* const s = q;
+      if (e - q > 1 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) q += 2;
+      const char* const first = q;
+      std::uint64_t v = 0;
+      unsigned d;
+      while (q < e && (d = kHexDigit.v[static_cast<unsigned char>(*q)]) <= 15) {
+        v = (v << 4) | d;
+        ++q;
+      }
+      if (q == first || q - first > 16 || (q < e && *q != ' ' && *q != '\t')) {
+        pos = static_cast<std::size_t>(s - b);
+        hex();  // throws
+      }
+      out[i] = v;
+    }
+    pos = static_cast<std::size_t>(q - b);
+  }
   static unsigned hex_digit(unsigned char c) { return kHexDigit.v[c]; }
   std::int64_t integer() {
     skip_ws();
