@@ -1,7 +1,7 @@
 // gpuperf speed benchmarks: trace parsing (text and xz), end-to-end time and peak memory on a
 // large trace, predictions per second and what-if re-predictions per second.
 //   gpuperf_bench [--size-mb N] [--trace T.traceg(.xz)] [--ncu DIR] [--json]
-//   gpuperf_bench --what-if   (re-predictions/s of a traced and a count-only kernel, JSON)
+//   gpuperf_bench --what-if   (re-predictions/s of a traced and a count-only kernel, one at a time and in a sweep, JSON)
 //   gpuperf_bench --parse-file BIG.traceg [--repeat N]
 //     parse speed of BIG against a memchr line scan of the same file, best of N runs each,
 //     interleaved (JSON; bench/speed.sh runs it beside wc -l, cat and gpuperf report)
@@ -155,7 +155,36 @@ static int whatif_bench(const std::string& root) {
   std::size_t sgemm = 0;
   for (std::size_t i = 0; i < counts.size(); ++i)
     if (counts.predictor(i).analysis().kernel->launch.name.find("sgemm_smem_tiled") != std::string::npos) { sgemm = i; break; }
-  nlohmann::json out = {{"traced_simulation", rate(traced.predictor(0), 20)}, {"count_only_bounds", rate(counts.predictor(sgemm), 2000)}};
+  // A sweep (Predictor::predict_times, what gpuperf.sweep calls): `points` specs with the SM
+  // clock spread over 900-1980 MHz and 7 DRAM bandwidths, on one thread. Cold: the caches
+  // emptied first (the rounds at the nodes are computed); warm: a second sweep over the same
+  // specs (best of three).
+  auto sweep = [&](const Predictor& p, int points) {
+    std::vector<GpuSpec> specs(static_cast<std::size_t>(points), g);
+    for (int i = 0; i < points; ++i) {
+      specs[static_cast<std::size_t>(i)].set("sm_clock_mhz", 900 + 1080.0 * i / points);
+      specs[static_cast<std::size_t>(i)].set("dram_bandwidth_gbs", 2000 + (i % 7) * 300);
+    }
+    p.clear_cache();
+    const std::size_t computed0 = p.cache_info().rounds_computed;
+    auto t0 = clk::now();
+    double acc = 0;
+    for (double t : p.predict_times(specs, o, 1)) acc += t;
+    const double cold = secs(t0);
+    const std::size_t computed = p.cache_info().rounds_computed - computed0;
+    double warm = 1e30;
+    for (int r = 0; r < 3; ++r) {
+      auto t1 = clk::now();
+      for (double t : p.predict_times(specs, o, 1)) acc += t;
+      warm = std::min(warm, secs(t1));
+    }
+    return nlohmann::json{{"points", points}, {"cold_seconds", cold}, {"cold_per_second", points / cold}, {"rounds_computed", computed},
+                          {"warm_seconds", warm}, {"warm_per_second", points / warm}, {"checksum_us", acc / 4}};
+  };
+  nlohmann::json out = {{"traced_simulation", rate(traced.predictor(0), 20)},
+                        {"count_only_bounds", rate(counts.predictor(sgemm), 2000)},
+                        {"traced_sweep", sweep(traced.predictor(0), 20000)},
+                        {"count_only_sweep", sweep(counts.predictor(sgemm), 200000)}};
   std::printf("%s\n", out.dump(2).c_str());
   return 0;
 }

@@ -56,18 +56,31 @@ def paired(a, b, repeats=REPEATS, name=None):
 
 
 def sweep_speedup():
-    # A traced kernel (simulation mode: each point replays warps) and 48 points.
-    trace = gpuperf.Trace(os.path.join(TRACES, "kernel-20.traceg.xz"))
+    # A traced kernel (simulation mode) and 48 points, each side on a freshly loaded trace (loaded
+    # before the clock starts): a sweep keeps the rounds it computed with the trace, and a second
+    # sweep on the same trace would only look them up.
+    path = os.path.join(TRACES, "kernel-20.traceg.xz")
     grid = {"sm_clock_mhz": [1000, 1200, 1400, 1600, 1800, 1980], "dram_bandwidth_gbs": [2000, 2800, 3350, 4000],
             "l2_mb": [40, 50]}
-    one, two, a, b = paired(lambda: gpuperf.sweep(trace, "h200", n_jobs=1, **grid), lambda: gpuperf.sweep(trace, "h200", n_jobs=2, **grid),
-                            name="sweep")
-    n = len(a)
-    return {"what": "gpuperf.sweep of a traced kernel (kernel-20, SGEMM, simulation mode), 48 points, n_jobs=1 vs 2",
+
+    def cold(n_jobs):
+        trace = gpuperf.Trace(path)
+        return lambda: gpuperf.sweep(trace, "h200", n_jobs=n_jobs, **grid)
+
+    ta, tb, oa, ob, ca, cb = [], [], None, None, 0.0, 0.0
+    for _ in range(REPEATS):  # as paired(), with the loads outside the timed calls
+        a, b = cold(1), cold(2)
+        c0, t0 = cpu_seconds(), time.perf_counter(); oa = a(); ta.append(time.perf_counter() - t0); ca += cpu_seconds() - c0
+        c0, t0 = cpu_seconds(), time.perf_counter(); ob = b(); tb.append(time.perf_counter() - t0); cb += cpu_seconds() - c0
+    CPU_PER_WALL["sweep"] = (round(ca / sum(ta), 2), round(cb / sum(tb), 2))
+    one, two = min(ta), min(tb)
+    n = len(oa)
+    return {"what": "gpuperf.sweep of a traced kernel (kernel-20, SGEMM, simulation mode), 48 points, n_jobs=1 vs 2, each on a "
+                    "freshly loaded trace (its rounds computed, not cached)",
             "points": n, "seconds_1_thread": round(one, 3), "seconds_2_threads": round(two, 3),
             "points_per_s_1_thread": round(n / one, 1), "points_per_s_2_threads": round(n / two, 1),
             "speedup_2_threads": round(one / two, 2), "cpu_seconds_per_wall_second_1_vs_2_threads": CPU_PER_WALL["sweep"],
-            "identical": bool(a.equals(b))}
+            "identical": bool(oa.equals(ob))}
 
 
 def cli_jobs():

@@ -121,6 +121,31 @@ class Session {
     return reps;
   }
 
+  // Each selected kernel's predicted time per GPU spec, out[spec][kernel in `which`]: a sweep's
+  // numbers. Interpolated rounds (Predictor::predict_times), or exact: predict()'s time_us.
+  // On `jobs` threads (0: every core); the result does not depend on it.
+  std::vector<std::vector<double>> predict_times(const std::vector<GpuSpec>& gpus, const PredictOptions& opt = {},
+                                                 const std::vector<std::size_t>& which = {}, unsigned jobs = 0,
+                                                 SweepRounds rounds = SweepRounds::interpolated) const {
+    std::vector<std::size_t> idx = which;
+    if (idx.empty()) for (std::size_t i = 0; i < kernels_.size(); ++i) idx.push_back(i);
+    for (auto i : idx) (void)predictors_.at(i);
+    std::vector<std::vector<double>> out(gpus.size(), std::vector<double>(idx.size()));
+    if (rounds == SweepRounds::exact) {
+      PredictOptions o = opt;
+      o.per_pc = false;
+      parallel_for(gpus.size() * idx.size(), jobs, [&](std::size_t t) {
+        out[t / idx.size()][t % idx.size()] = predictors_[idx[t % idx.size()]]->predict(gpus[t / idx.size()], o).time_us;
+      });
+      return out;
+    }
+    for (std::size_t k = 0; k < idx.size(); ++k) {
+      const std::vector<double> t = predictors_[idx[k]]->predict_times(gpus, opt, jobs, rounds);
+      for (std::size_t g = 0; g < gpus.size(); ++g) out[g][k] = t[g];
+    }
+    return out;
+  }
+
  private:
   std::vector<std::shared_ptr<const Kernel>> kernels_;
   std::vector<std::shared_ptr<const Predictor>> predictors_;

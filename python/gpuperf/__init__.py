@@ -480,29 +480,47 @@ def _grid_points(grids: Dict[str, Iterable[float]]) -> Tuple[List[str], List[tup
     return keys, list(itertools.product(*values))
 
 
-def _sweep_rows(t: Trace, gpu, keys: List[str], points: List[tuple], which: List[int], mode: str, warm_l2: bool,
-                jobs: int) -> List[Dict[str, Any]]:
-    """One row per point and kernel: the points' predictions in one C++ call on `jobs` threads."""
-    specs = [gpu_spec(gpu, **dict(zip(keys, values))) for values in points]
+def _number(key: str, v) -> float:
+    try:
+        return float(v)
+    except (TypeError, ValueError, OverflowError):
+        raise ArgumentError(f"{key} must be a number, got {v!r}") from None
+
+
+def _sweep_frame(t: Trace, gpu, keys: List[str], points: List[tuple], which: List[int], mode: str, warm_l2: bool, jobs: int,
+                 exact: bool, label: Optional[str] = None):
+    """One row per point and kernel (points in order, kernels in order within a point): the
+    specs built and predicted in one C++ call on `jobs` threads, the frame built by column."""
+    import pandas as pd
+
     idx = which or list(range(len(t)))
-    names = t.kernel_names
-    ids = t._s.launch_ids()
-    rows = []
-    for values, spec, times in zip(points, specs, t._s.predict_times_many(specs, mode, which, bool(warm_l2), jobs)):
-        for i, tm in zip(idx, times):
-            rows.append({**dict(zip(keys, values)), "gpu": spec.name, "launch": ids[i], "kernel": names[i], "time_us": tm,
-                         "mode_requested": mode, "warm_l2": bool(warm_l2)})
-    return rows
+    nk = len(idx)
+    base = gpu_spec(gpu)
+    if any(v is None for p in points for v in p):  # None leaves a knob as it is: a spec per point, built here
+        specs = [gpu_spec(gpu, **dict(zip(keys, values))) for values in points]
+        flat = [x for sp in specs for x in t._s.sweep_times(sp, [], [], 1, mode, which, bool(warm_l2), jobs, bool(exact))[0]]
+    else:
+        columns = [[_number(k, p[j]) for p in points] for j, k in enumerate(keys)]
+        flat = t._s.sweep_times(base, keys, columns, len(points), mode, which, bool(warm_l2), jobs, bool(exact)).reshape(-1)
+    names, ids = t.kernel_names, t._s.launch_ids()
+    data: Dict[str, Any] = {}
+    if label is not None:
+        data["trace"] = [label] * (len(points) * nk)
+    for j, k in enumerate(keys):
+        data[k] = [p[j] for p in points for _ in range(nk)]
+    data["gpu"] = [base.name] * (len(points) * nk)
+    data["launch"] = [ids[i] for i in idx] * len(points)
+    data["kernel"] = [names[i] for i in idx] * len(points)
+    data["time_us"] = flat
+    data["mode_requested"] = [mode] * (len(points) * nk)
+    data["warm_l2"] = [bool(warm_l2)] * (len(points) * nk)
+    return pd.DataFrame(data)
 
 
-def _sweep_task(trace, gpu, keys, points, kernel, mode, warm_l2, launch_skip, launch_count, jobs, label=None):
+def _sweep_task(trace, gpu, keys, points, kernel, mode, warm_l2, launch_skip, launch_count, jobs, label=None, exact=False):
     """One executor task: a trace (loaded once per process, see load) over some grid points."""
     t = load(trace)
-    rows = _sweep_rows(t, gpu, keys, points, t.select(kernel, launch_skip, launch_count), mode, warm_l2, jobs)
-    if label is not None:
-        for r in rows:
-            r["trace"] = label
-    return rows
+    return _sweep_frame(t, gpu, keys, points, t.select(kernel, launch_skip, launch_count), mode, warm_l2, jobs, exact, label)
 
 
 def _executor_width(executor) -> int:
@@ -533,29 +551,42 @@ def _chunks(items: List[Any], n: int) -> List[List[Any]]:
 
 
 def sweep(trace, gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bool = False, launch_skip: int = 0,
-          launch_count: Optional[int] = None, n_jobs: Optional[int] = None, executor=None, **grids: Iterable[float]):
+          launch_count: Optional[int] = None, n_jobs: Optional[int] = None, executor=None, exact: bool = False,
+          **grids: Iterable[float]):
     """Predict over the cartesian product of parameter grids; one DataFrame row per point and kernel.
 
     n_jobs: threads for the predictions (None: every core). executor: any
     concurrent.futures.Executor (or a Dask client); the grid is cut into one chunk per worker,
     each chunk a task that loads the trace once per process (a Trace is sent as its paths).
-    Rows, and every value in them, are the same whichever is used."""
-    import pandas as pd
+    Rows, and every value in them, are the same whichever is used.
 
+    A sweep does not replay warps for every point: each round of CTAs is computed at fixed DRAM
+    latencies (in SM cycles, 2.2 % apart) and interpolated between the two around a point's, so a
+    clock or bandwidth sweep re-uses a handful of rounds (kept with the trace for later sweeps).
+    The times are within the error bench/what_if_error.py measures of predict()'s (README, Speed),
+    and equal to them where a point's latency is a node. exact=True computes every point's
+    rounds as predict() does."""
     keys, points = _grid_points(grids)
     jobs = _jobs(n_jobs)
     if executor is None:
         t = load(trace)
-        rows = _sweep_rows(t, gpu, keys, points, t.select(kernel, launch_skip, launch_count), mode, warm_l2, jobs)
-        return pd.DataFrame(rows)
+        return _sweep_frame(t, gpu, keys, points, t.select(kernel, launch_skip, launch_count), mode, warm_l2, jobs, exact)
     ref = trace if isinstance(trace, Trace) else _path_list(trace)
     per_task = 1 if n_jobs is None else jobs  # the executor's workers are the parallelism
-    futures = [executor.submit(_sweep_task, ref, gpu, keys, chunk, kernel, mode, warm_l2, launch_skip, launch_count, per_task)
+    futures = [executor.submit(_sweep_task, ref, gpu, keys, chunk, kernel, mode, warm_l2, launch_skip, launch_count, per_task,
+                               None, exact)
                for chunk in _chunks(points, _executor_width(executor))]
-    rows = [r for f in futures for r in f.result()]
-    if not rows:  # an empty grid still checks the selection, as the serial path does
-        load(trace).select(kernel, launch_skip, launch_count)
-    return pd.DataFrame(rows)
+    frames = [f.result() for f in futures]
+    if not frames:  # an empty grid still checks the selection, as the serial path does
+        t = load(trace)
+        return _sweep_frame(t, gpu, keys, [], t.select(kernel, launch_skip, launch_count), mode, warm_l2, jobs, exact)
+    return _concat(frames)
+
+
+def _concat(frames):
+    import pandas as pd
+
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 
 
 def _compare_frames(t: Trace, gpus, kernel, mode, warm_l2, launch_skip, launch_count, what_if, jobs):
@@ -658,7 +689,8 @@ def predict_many(traces: Sequence[Any], gpus: Sequence[Union[str, "_core.GpuSpec
 
 def sweep_many(traces: Sequence[Any], gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bool = False,
                launch_skip: int = 0, launch_count: Optional[int] = None, n_jobs: Optional[int] = None, executor=None,
-               chunks_per_trace: int = 1, parquet: Optional[Union[str, os.PathLike]] = None, **grids: Iterable[float]):
+               chunks_per_trace: int = 1, parquet: Optional[Union[str, os.PathLike]] = None, exact: bool = False,
+               **grids: Iterable[float]):
     """A corpus of traces x a what-if grid: sweep() of every trace, as one tidy DataFrame with a
     `trace` column first (one row per trace, grid point and kernel, in that order).
 
@@ -667,7 +699,7 @@ def sweep_many(traces: Sequence[Any], gpu: str = "a100", kernel=None, mode: str 
     loads its trace once per worker process (with 1, the default, each trace is loaded exactly
     once in the whole cluster) and runs its points on n_jobs threads (default 1 per task with an
     executor, every core without). parquet: also write the frame there (needs pyarrow).
-    The rows are the same whichever executor, chunking and n_jobs are used."""
+    exact: as in sweep(). The rows are the same whichever executor, chunking and n_jobs are used."""
     import pandas as pd
 
     if parquet is not None:
@@ -685,17 +717,17 @@ def sweep_many(traces: Sequence[Any], gpu: str = "a100", kernel=None, mode: str 
     for ref in refs:
         for chunk in _chunks(points, chunks_per_trace) or [[]]:
             tasks.append((_sweep_task, (ref, gpu, keys, chunk, kernel, mode, warm_l2, launch_skip, launch_count, per_task,
-                                        _trace_label(ref))))
+                                        _trace_label(ref), exact)))
     if executor is None:
-        rows = []
+        frames = []
         for ref in refs:  # each trace loaded fresh and dropped after its points (no cache churn)
             t = ref if isinstance(ref, Trace) else Trace(ref, n_jobs)
-            rows.extend(_sweep_task(t, gpu, keys, points, kernel, mode, warm_l2, launch_skip, launch_count, per_task,
-                                    _trace_label(ref)))
+            frames.append(_sweep_task(t, gpu, keys, points, kernel, mode, warm_l2, launch_skip, launch_count, per_task,
+                                      _trace_label(ref), exact))
     else:
-        rows = [r for rs in _run_batch(tasks, executor) for r in rs]
+        frames = _run_batch(tasks, executor)
     cols = ["trace", *keys, "gpu", "launch", "kernel", "time_us", "mode_requested", "warm_l2"]
-    df = pd.DataFrame(rows, columns=cols)
+    df = _concat(frames) if frames else pd.DataFrame([], columns=cols)
     if parquet is not None:
         try:
             df.to_parquet(os.fspath(parquet), index=False)

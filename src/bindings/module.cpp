@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <filesystem>
 #include <pybind11/stl.h>
+#include <pybind11/numpy.h>
 
 #include "gpuperf/gpuperf.hpp"
 
@@ -352,6 +353,37 @@ PYBIND11_MODULE(_core, m) {
            },
            py::arg("gpus"), py::arg("mode") = "auto", py::arg("per_pc") = false, py::arg("which") = std::vector<std::size_t>{},
            py::arg("warm_l2") = false, py::arg("jobs") = 0u)
+      // A sweep's times: the spec `base` with knobs[k] set to columns[k][i] for point i, each
+      // kernel's time_us as an array [point, kernel]; the specs built and predicted with the
+      // GIL released. exact: predict()'s rounds for every point, else interpolated rounds.
+      .def("sweep_times",
+           [](const PySession& p, const GpuSpec& base, const std::vector<std::string>& knobs, const std::vector<std::vector<double>>& columns,
+              std::size_t points, const py::object& mode_obj, const std::vector<std::size_t>& which, bool warm_l2, unsigned jobs, bool exact) {
+             const ModelMode mode = mode_of(str_arg(mode_obj, "mode"));
+             if (columns.size() != knobs.size()) throw ArgumentError("sweep_times: one column of values per knob");
+             for (auto& c : columns)
+               if (c.size() != points) throw ArgumentError("sweep_times: every column needs one value per point");
+             std::vector<std::vector<double>> t;
+             {
+               py::gil_scoped_release nogil;
+               std::vector<GpuSpec> specs(points, base);
+               for (std::size_t i = 0; i < points; ++i)
+                 for (std::size_t k = 0; k < knobs.size(); ++k) specs[i].set(knobs[k], columns[k][i]);
+               PredictOptions o;
+               o.mode = mode;
+               o.warm_l2 = warm_l2;
+               o.per_pc = false;
+               t = p.s->predict_times(specs, o, which, jobs, exact ? SweepRounds::exact : SweepRounds::interpolated);
+             }
+             const std::size_t kernels = which.empty() ? p.s->size() : which.size();
+             py::array_t<double> out({points, kernels});
+             auto v = out.mutable_unchecked<2>();
+             for (std::size_t i = 0; i < points; ++i)
+               for (std::size_t k = 0; k < kernels; ++k) v(static_cast<py::ssize_t>(i), static_cast<py::ssize_t>(k)) = t[i][k];
+             return out;
+           },
+           py::arg("base"), py::arg("knobs"), py::arg("columns"), py::arg("points"), py::arg("mode") = "auto",
+           py::arg("which") = std::vector<std::size_t>{}, py::arg("warm_l2") = false, py::arg("jobs") = 0u, py::arg("exact") = false)
       .def("predict_times_many",
            [](const PySession& p, const std::vector<GpuSpec>& gpus, const py::object& mode_obj, const std::vector<std::size_t>& which, bool warm_l2,
               unsigned jobs) {

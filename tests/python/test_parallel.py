@@ -31,8 +31,18 @@ def serial_sweep(path, gpu, **grid):
 def test_sweep_threads_give_the_serial_values_exactly():
     want = serial_sweep(TRACES[1], "h100", **GRID)
     for n_jobs in (1, 2, None):
-        df = gpuperf.sweep(TRACES[1], "h100", n_jobs=n_jobs, **GRID)
+        df = gpuperf.sweep(TRACES[1], "h100", n_jobs=n_jobs, exact=True, **GRID)
         assert list(zip(df.sm_clock_mhz, df.dram_bandwidth_gbs, df.launch, df.time_us)) == want
+    # Interpolated rounds (the default): the same values on any number of threads, within 1 %
+    # of the full simulation of every point.
+    interpolated = [gpuperf.sweep(TRACES[1], "h100", n_jobs=n_jobs, **GRID) for n_jobs in (1, 2, None)]
+    for df in interpolated[1:]:
+        pd.testing.assert_frame_equal(df, interpolated[0], check_exact=True)
+    df = interpolated[0]
+    assert list(zip(df.sm_clock_mhz, df.dram_bandwidth_gbs, df.launch)) == [w[:3] for w in want]
+    for got, (_, _, _, exact) in zip(df.time_us, want):
+        assert got == pytest.approx(exact, rel=0.01)
+    assert any(got != exact for got, (_, _, _, exact) in zip(df.time_us, want))  # interpolated, not simulated
     # 48 kernels x 6 points: predictions spread over (point, kernel) pairs.
     ncu = gpuperf.Trace(DEVSAMPLE)
     a = gpuperf.sweep(ncu, "a100", n_jobs=1, **GRID)

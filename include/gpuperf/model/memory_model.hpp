@@ -33,24 +33,16 @@ inline double l1_capacity_bytes(const ArchTable& a, const Occupancy& o) {
   return std::max(16.0, combined - o.shared_config_kib) * 1024.0;
 }
 
+// Hit rates and traffic of one PC (what depends on the cache sizes, never on a latency).
 // warm_fraction: share of first-touch (cold) L2 misses that hit because the data are
-// resident from a previous launch (0 for cold runs). dram_latency: the DRAM latency at the
-// launch's load (g.dram_latency plus the loaded-SM excess).
+// resident from a previous launch (0 for cold runs).
 // prof: hit rates from the input's profiled memory counters (counts-only inputs), used where
 // the PC has no reuse profile of its own.
-inline PcMemory pc_memory(const StaticInstr& s, const PcStats& p, const InstrDesc& d, const ArchTable& a, const GpuSpec& g,
-                          const Occupancy& o, bool& assumed, double warm_fraction, double dram_latency, const ProfiledRates& prof) {
+inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable& a, const GpuSpec& g, const Occupancy& o, bool& assumed,
+                         double warm_fraction, const ProfiledRates& prof) {
   PcMemory m;
   bool global_like = s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic || s.space == MemSpace::texture;
-  if (s.space == MemSpace::shared) {
-    double ways = p.requests > 0 ? p.wavefronts / p.requests : 1;
-    double lat = (d.mem_op == MemOp::atomic || d.mem_op == MemOp::reduction) && a.memory.count("shared_atomic_latency_cycles")
-                     ? a.mem("shared_atomic_latency_cycles") : g.shared_latency;
-    m.latency = lat + assume::bank_pass_cycles * std::max(0.0, ways - 1);  // each extra bank pass: one more wavefront
-    return m;
-  }
-  if (s.space == MemSpace::constant) { m.latency = d.latency; return m; }
-  if (!global_like) { m.latency = d.latency; return m; }
+  if (!global_like) return m;
   const bool is_store = s.mem_op == MemOp::store;
   const bool is_atomic = s.mem_op == MemOp::atomic || s.mem_op == MemOp::reduction;
   if (p.has_profile) {
@@ -77,21 +69,6 @@ inline PcMemory pc_memory(const StaticInstr& s, const PcStats& p, const InstrDes
       m.h1 = h1;
     }
   }
-  if (is_atomic) {
-    m.latency = g.l2_hit_latency + (a.memory.count("global_atomic_latency_cycles") ? a.mem("global_atomic_latency_cycles") : 0);
-  } else if (is_store) {
-    m.latency = g.l1_hit_latency;  // stores complete at L1 from the warp's point of view
-  } else {
-    // A warp's load completes with its last line. Profiled rates count sectors; a request
-    // spread over several lines waits unless all of them hit (taken as independent).
-    double h1 = m.h1, h2 = m.h2;
-    if (prof.present && !p.has_profile && p.requests > 0) {
-      const double lines = std::max(1.0, p.sectors / p.requests / assume::sectors_per_line);
-      h1 = std::pow(h1, lines);
-      h2 = std::pow(h2, lines);
-    }
-    m.latency = h1 * g.l1_hit_latency + (1 - h1) * (h2 * g.l2_hit_latency + (1 - h2) * dram_latency);
-  }
   double sectors = p.sectors;
   m.l2_sectors = is_atomic ? p.requests : sectors * (1 - m.h1);
   m.dram_sectors = is_atomic ? 0 : sectors * (1 - m.h1) * (1 - m.h2);
@@ -104,6 +81,36 @@ inline PcMemory pc_memory(const StaticInstr& s, const PcStats& p, const InstrDes
     m.dram_sectors = sectors * first_writes * (1 - warm_fraction);
   }
   return m;
+}
+
+// The average result latency of one PC from its hit rates (pc_rates). dram_latency: the DRAM
+// latency at the launch's load (g.dram_latency plus the loaded-SM excess); the latency is
+// affine in it. Sweeps cache rounds by what this reads of g (Predictor::predict_times'
+// Signature: L1, L2 and shared latencies; the arch table through the descriptors' key): a new
+// read of g here belongs there too.
+inline double pc_latency(const StaticInstr& s, const PcStats& p, const InstrDesc& d, const ArchTable& a, const GpuSpec& g, const PcMemory& m,
+                         double dram_latency, const ProfiledRates& prof) {
+  if (s.space == MemSpace::shared) {
+    double ways = p.requests > 0 ? p.wavefronts / p.requests : 1;
+    double lat = (d.mem_op == MemOp::atomic || d.mem_op == MemOp::reduction) && a.memory.count("shared_atomic_latency_cycles")
+                     ? a.mem("shared_atomic_latency_cycles") : g.shared_latency;
+    return lat + assume::bank_pass_cycles * std::max(0.0, ways - 1);  // each extra bank pass: one more wavefront
+  }
+  bool global_like = s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic || s.space == MemSpace::texture;
+  if (!global_like) return d.latency;
+  const bool is_store = s.mem_op == MemOp::store;
+  const bool is_atomic = s.mem_op == MemOp::atomic || s.mem_op == MemOp::reduction;
+  if (is_atomic) return g.l2_hit_latency + (a.memory.count("global_atomic_latency_cycles") ? a.mem("global_atomic_latency_cycles") : 0);
+  if (is_store) return g.l1_hit_latency;  // stores complete at L1 from the warp's point of view
+  // A warp's load completes with its last line. Profiled rates count sectors; a request
+  // spread over several lines waits unless all of them hit (taken as independent).
+  double h1 = m.h1, h2 = m.h2;
+  if (prof.present && !p.has_profile && p.requests > 0) {
+    const double lines = std::max(1.0, p.sectors / p.requests / assume::sectors_per_line);
+    h1 = std::pow(h1, lines);
+    h2 = std::pow(h2, lines);
+  }
+  return h1 * g.l1_hit_latency + (1 - h1) * (h2 * g.l2_hit_latency + (1 - h2) * dram_latency);
 }
 
 }  // namespace detail
@@ -137,33 +144,37 @@ inline double loaded_dram_latency(const GpuSpec& g, double warps_per_sm) {
   return l;
 }
 
-// Per-PC memory behaviour on one GPU (`mem`, and `latency`: every instruction's result
-// latency) and the kernel's memory totals.
-inline MemoryStats model_memory(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const GpuSpec& g, const Occupancy& o,
-                                double warm_fraction, double dram_latency, std::vector<PcMemory>& mem, std::vector<double>& latency) {
+// The memory model's part that depends on no latency: per-PC hit rates and traffic, and the
+// kernel's memory totals (avg_load_latency aside). A what-if that changes only latencies or
+// bandwidths re-uses it.
+struct MemoryRates {
+  std::vector<PcMemory> mem;  // latency not set
+  MemoryStats stats;          // avg_load_latency not set
+  ProfiledRates prof;
+};
+
+inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, const Occupancy& o, double warm_fraction) {
   const Kernel& k = *an.kernel;
-  mem.resize(k.program.size());
-  latency.resize(k.program.size());
-  MemoryStats ms;
+  MemoryRates r;
+  r.mem.resize(k.program.size());
+  MemoryStats& ms = r.stats;
   bool assumed = false;
-  const ProfiledRates prof = profiled_rates(k.profiled_traffic, g.l2_bytes);
-  if (prof.present) {
+  r.prof = profiled_rates(k.profiled_traffic, g.l2_bytes);
+  if (r.prof.present) {
     ms.rates_profiled_on = k.profiled_traffic.gpu.empty() ? "the profiled GPU" : k.profiled_traffic.gpu;
-    ms.profiled_l2_ratio = prof.l2_ratio;
+    ms.profiled_l2_ratio = r.prof.l2_ratio;
   }
-  double l1_hits_w = 0, l2_hits_w = 0, l1_w = 0, l2_w = 0, lat_w = 0, lat_n = 0;
+  double l1_hits_w = 0, l2_hits_w = 0, l1_w = 0, l2_w = 0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
     const auto& p = an.pcs[i];
-    const PcMemory& m = mem[i] = detail::pc_memory(s, p, desc[i], g.arch_table(), g, o, assumed, warm_fraction, dram_latency, prof);
-    latency[i] = s.space == MemSpace::none ? desc[i].latency : m.latency;
+    const PcMemory& m = r.mem[i] = detail::pc_rates(s, p, g.arch_table(), g, o, assumed, warm_fraction, r.prof);
     if (global_like(s.space)) {
       if (s.mem_op == MemOp::load) {
         ms.global_load_requests += p.requests;
         ms.global_load_sectors += p.sectors;
         l1_w += p.sectors; l1_hits_w += p.sectors * m.h1;
         l2_w += p.sectors * (1 - m.h1); l2_hits_w += p.sectors * (1 - m.h1) * m.h2;
-        lat_w += p.requests * m.latency; lat_n += p.requests;
         ms.dram_read_bytes += m.dram_sectors * assume::sector_bytes;
       } else if (s.mem_op == MemOp::store) {
         ms.global_store_requests += p.requests;
@@ -180,8 +191,37 @@ inline MemoryStats model_memory(const KernelAnalysis& an, const std::vector<Inst
   }
   ms.l1_hit_rate = l1_w > 0 ? l1_hits_w / l1_w : 0;
   ms.l2_hit_rate = l2_w > 0 ? l2_hits_w / l2_w : 0;
-  ms.avg_load_latency = lat_n > 0 ? lat_w / lat_n : 0;
   ms.hit_rates_assumed = assumed;
+  return r;
+}
+
+// Every instruction's result latency on one GPU (`latency`; `mem`: the rates with each PC's
+// latency) from the rates; returns the average global load latency.
+inline double memory_latencies(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const GpuSpec& g, const MemoryRates& r,
+                               double dram_latency, std::vector<double>& latency, std::vector<PcMemory>* mem = nullptr) {
+  const Kernel& k = *an.kernel;
+  latency.resize(k.program.size());
+  if (mem) *mem = r.mem;
+  const ArchTable& a = g.arch_table();
+  double lat_w = 0, lat_n = 0;
+  for (std::size_t i = 0; i < k.program.size(); ++i) {
+    const auto& s = k.program[i];
+    const auto& p = an.pcs[i];
+    const double l = detail::pc_latency(s, p, desc[i], a, g, r.mem[i], dram_latency, r.prof);
+    if (mem) (*mem)[i].latency = l;
+    latency[i] = s.space == MemSpace::none ? desc[i].latency : l;
+    if (global_like(s.space) && s.mem_op == MemOp::load) { lat_w += p.requests * l; lat_n += p.requests; }
+  }
+  return lat_n > 0 ? lat_w / lat_n : 0;
+}
+
+// Per-PC memory behaviour on one GPU (`mem`, and `latency`: every instruction's result
+// latency) and the kernel's memory totals.
+inline MemoryStats model_memory(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const GpuSpec& g, const Occupancy& o,
+                                double warm_fraction, double dram_latency, std::vector<PcMemory>& mem, std::vector<double>& latency) {
+  const MemoryRates r = memory_rates(an, g, o, warm_fraction);
+  MemoryStats ms = r.stats;
+  ms.avg_load_latency = memory_latencies(an, desc, g, r, dram_latency, latency, &mem);
   return ms;
 }
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -30,9 +31,11 @@
 #include "gpuperf/model/memory.hpp"
 #include "gpuperf/model/memory_model.hpp"
 #include "gpuperf/model/occupancy.hpp"
+#include "gpuperf/parallel.hpp"
 #include "gpuperf/model/prediction.hpp"
 #include "gpuperf/model/roofline.hpp"
 #include "gpuperf/model/round.hpp"
+#include "gpuperf/model/round_table.hpp"
 #include "gpuperf/model/simulate.hpp"
 #include "gpuperf/model/stalls.hpp"
 #include "gpuperf/model/waves.hpp"
@@ -52,9 +55,45 @@ struct PredictOptions {
   Target target = Target::duration;
 };
 
+// How a sweep (Predictor::predict_times) gets its rounds: interpolated between rounds
+// computed at fixed DRAM-latency nodes (model/round_table.hpp), or computed for every point
+// as predict() does.
+enum class SweepRounds { interpolated, exact };
+
+namespace detail {
+
+// What a prediction derives for one GPU before its rounds: descriptors, occupancy, memory
+// rates, the loaded DRAM latency, the mode and the rounds of CTAs.
+struct Setup {
+  std::shared_ptr<const std::vector<InstrDesc>> desc;
+  std::shared_ptr<const MemoryRates> rates;
+  Occupancy occupancy;
+  double warm_fraction = 0;
+  double dram_latency = 0;  // at the launch's load, SM cycles
+  bool sim = false;
+  Waves waves;
+};
+
+// The memory rates' inputs: arch table (cache geometry), L1 capacity (carve-out), L2 size and
+// the warm-L2 share.
+struct RatesKey {
+  std::uint64_t tables_id = 0;
+  std::string arch;
+  int shared_config_kib = 0;
+  double l2_bytes = 0, warm_fraction = 0;
+  bool operator==(const RatesKey& o) const {
+    return tables_id == o.tables_id && arch == o.arch && shared_config_kib == o.shared_config_kib && l2_bytes == o.l2_bytes &&
+           warm_fraction == o.warm_fraction;
+  }
+};
+
+}  // namespace detail
+
 // ---------------------------------------------------------------------------------------
 // Predictor: holds a kernel's analysis; predicts for any GPU spec. const methods are safe to
-// call from many threads; descriptors are built once per (arch, latency scale).
+// call from many threads. Cached per Predictor, each under the key of everything it reads:
+// descriptors per (table set, arch, ALU scale), memory rates per (table set, arch, carve-out,
+// L2 size, warm share), and for sweeps the rounds at DRAM-latency nodes (model/round_table.hpp).
 class Predictor {
  public:
   explicit Predictor(std::shared_ptr<const Kernel> k) : an_(std::make_shared<KernelAnalysis>(analyze(std::move(k)))) {}
@@ -62,11 +101,15 @@ class Predictor {
 
   const KernelAnalysis& analysis() const { return *an_; }
 
+  static DescKey desc_key(const GpuSpec& g) { return DescKey{g.tables->id(), g.arch, g.alu_latency_scale}; }
+
   std::shared_ptr<const std::vector<InstrDesc>> descriptors(const GpuSpec& g) const {
-    std::string key = g.arch + "|" + std::to_string(g.alu_latency_scale) + "|" + std::to_string(g.tables->id());
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = desc_cache_.find(key);
-    if (it != desc_cache_.end()) return it->second;
+    DescKey key = desc_key(g);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto& [k, v] : desc_cache_)
+        if (k == key) return v;
+    }
     const ArchTable& a = g.arch_table();
     const IsaTable& isa = g.tables->isa(a.isa);
     auto v = std::make_shared<std::vector<InstrDesc>>();
@@ -76,16 +119,74 @@ class Predictor {
       if (f == by_opcode.end()) f = by_opcode.emplace(s.opcode, make_descriptor(s.opcode, a, isa, g.alu_latency_scale)).first;
       v->push_back(f->second);
     }
-    desc_cache_[key] = v;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (desc_cache_.size() >= kSmallCacheEntries) desc_cache_.clear();
+    desc_cache_.emplace_back(std::move(key), v);
+    return v;
+  }
+
+  // Per-PC hit rates and traffic on g (model/memory_model.hpp), cached.
+  std::shared_ptr<const MemoryRates> memory_rates(const GpuSpec& g, const Occupancy& o, double warm_fraction) const {
+    detail::RatesKey key{g.tables->id(), g.arch, o.shared_config_kib, g.l2_bytes, warm_fraction};
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto& [k, v] : rates_cache_)
+        if (k == key) return v;
+    }
+    auto v = std::make_shared<const MemoryRates>(gpuperf::memory_rates(*an_, g, o, warm_fraction));
+    std::lock_guard<std::mutex> lock(mu_);
+    if (rates_cache_.size() >= kSmallCacheEntries) rates_cache_.clear();
+    rates_cache_.emplace_back(std::move(key), v);
     return v;
   }
 
   KernelReport predict(const GpuSpec& g, const PredictOptions& opt = {}) const;
 
+  // The kernel's predicted time (predict(g, opt).time_us) for each spec, on `jobs` threads
+  // (0: every core). SweepRounds::interpolated takes each round from the rounds at the DRAM
+  // latencies around the point's (computed once per key and cached, model/round_table.hpp):
+  // within the error bench/what_if_error.py measures of predict(), and equal to it where the
+  // point's latency is a node. The result does not depend on `jobs` or on the other specs.
+  std::vector<double> predict_times(const std::vector<GpuSpec>& gpus, const PredictOptions& opt = {}, unsigned jobs = 1,
+                                    SweepRounds rounds = SweepRounds::interpolated) const;
+
+  struct CacheInfo {
+    std::size_t round_keys = 0, round_nodes = 0;  // held now (nodes: and rounds at a point's own latency)
+    std::size_t rounds_computed = 0;              // since construction
+  };
+  CacheInfo cache_info() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    CacheInfo c;
+    c.round_keys = rounds_cache_.size();
+    for (auto& [k, nodes] : rounds_cache_) c.round_nodes += nodes.size();
+    for (auto& [k, own] : own_cache_) c.round_nodes += own.size();
+    c.rounds_computed = rounds_computed_;
+    return c;
+  }
+  // Drops every cached value (benchmarks time sweeps from a cold start with it).
+  void clear_cache() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    desc_cache_.clear();
+    rates_cache_.clear();
+    rounds_cache_.clear();
+    own_cache_.clear();
+    round_nodes_ = 0;
+  }
+
  private:
+  detail::Setup setup(const GpuSpec& g, const PredictOptions& opt, std::shared_ptr<const std::vector<InstrDesc>> desc,
+                      std::vector<Warning>& warnings) const;
+
+  static constexpr std::size_t kSmallCacheEntries = 64;      // descriptor and rate sets
+  static constexpr std::size_t kRoundNodesCached = 1 << 16;  // rounds at nodes (about 200 B each)
+
   std::shared_ptr<const KernelAnalysis> an_;
   mutable std::mutex mu_;
-  mutable std::map<std::string, std::shared_ptr<const std::vector<InstrDesc>>> desc_cache_;
+  mutable std::vector<std::pair<DescKey, std::shared_ptr<const std::vector<InstrDesc>>>> desc_cache_;
+  mutable std::vector<std::pair<detail::RatesKey, std::shared_ptr<const MemoryRates>>> rates_cache_;
+  mutable std::map<RoundKey, std::map<int, RoundSummary>> rounds_cache_;
+  mutable std::map<RoundKey, std::map<double, RoundSummary>> own_cache_;  // rounds at a point's own DRAM latency
+  mutable std::size_t round_nodes_ = 0, rounds_computed_ = 0;
 };
 
 namespace detail {
@@ -212,6 +313,70 @@ inline void time_range(const Kernel& k, const KernelAnalysis& an, const GpuSpec&
 
 }  // namespace detail
 
+namespace detail {
+
+// The kernel's time from its rounds: the rounds on the busiest SM, their throughput overlapped
+// with the L2 and DRAM transfers, bounded by the L2's atomic units and the busiest warp's own path.
+struct KernelTime {
+  Bounds bounds;      // on the kernel's scale
+  double sm = 0;      // the busiest SM's rounds, floored
+  double cycles = 0;  // the kernel body
+  double launch_us = 0, time_us = 0;
+};
+
+inline KernelTime kernel_time(const Bounds& round_bounds, double full_cycles, double tail_cycles, const Waves& w, double warps_per_cta,
+                              const MemoryStats& ms, const AtomicProfile& atomics, const GpuSpec& g, bool sim, Target target) {
+  KernelTime t;
+  const double rounds_cycles = sm_cycles(w, full_cycles, tail_cycles);
+  const double dram_gbs = g.dram_bandwidth_gbs * g.dram_efficiency;
+  t.bounds = kernel_scale(round_bounds, rounds_cycles, full_cycles);
+  t.bounds.cta_dispatch = cta_dispatch_cycles(g, w.grid, warps_per_cta);
+  t.sm = physical_floor(rounds_cycles, t.bounds);
+  t.bounds.sm_rounds = t.sm;
+  add_memory_bounds(t.bounds, ms, atomics, g, dram_gbs);
+  const double p = sim ? g.overlap_exponent_simulation : g.overlap_exponent_bounds;
+  const double throughput = std::max({t.bounds.issue, t.bounds.functional_unit, t.bounds.shared_memory + t.bounds.l1});
+  t.bounds.sm_and_memory = bound::sm_and_memory(t.sm, throughput, t.bounds.dram, t.bounds.l2, p);
+  t.cycles = std::max({t.bounds.sm_and_memory, t.bounds.atomics, t.bounds.busiest_warp});
+  t.launch_us = launch_term(g, target);
+  t.time_us = g.cycles_to_us(t.cycles) + t.launch_us;
+  return t;
+}
+
+// One round of `ctas` CTAs as the kernel's time reads it (run_rounds' full round).
+inline RoundSummary summarize_round(const RoundModel& rm, const GpuSpec& g, const Occupancy& o, int ctas, bool sim) {
+  StaticStallsScope stalls_once;
+  RoundSummary r;
+  if (sim) {
+    r.cycles = simulate_round(rm, g, ctas).cycles;
+    r.bounds = bounds_round(rm, g, o, ctas).bounds;
+  } else {
+    RoundResult b = bounds_round(rm, g, o, ctas);
+    r.cycles = b.cycles;
+    r.bounds = std::move(b.bounds);
+  }
+  return r;
+}
+
+}  // namespace detail
+
+inline detail::Setup Predictor::setup(const GpuSpec& g, const PredictOptions& opt, std::shared_ptr<const std::vector<InstrDesc>> desc,
+                                      std::vector<Warning>& warnings) const {
+  const KernelAnalysis& an = *an_;
+  detail::Setup s;
+  s.desc = std::move(desc);
+  s.occupancy = detail::launch_occupancy(*an.kernel, g, opt, warnings);
+  // Memory per PC, with the latency a loaded SM sees.
+  s.warm_fraction = opt.warm_l2 || opt.target == Target::back_to_back ? warm_l2_fraction(an, g) : 0;
+  s.dram_latency = loaded_dram_latency(g, s.occupancy.active_warps_per_sm);
+  s.rates = memory_rates(g, s.occupancy, s.warm_fraction);
+  detail::warn_assumed_hit_rates(s.rates->stats, warnings);
+  // Rounds of CTAs on the busiest SM, simulated or bounded.
+  s.sim = detail::use_simulation(an, opt, warnings);
+  s.waves = place_rounds(static_cast<double>(an.kernel->launch.grid.count()), g.sms, s.occupancy.blocks_per_sm);
+  return s;
+}
+
 inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& opt) const {
   detail::StaticStallsScope stalls_once;  // the rounds below share one static-stall walk
   const KernelAnalysis& an = *an_;
@@ -219,19 +384,16 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   auto desc = descriptors(g);
   KernelReport rep = detail::identify(k, g);
   detail::check_instructions(an, *desc, g, rep);
-  rep.occupancy = detail::launch_occupancy(k, g, opt, rep.warnings);
-  // Memory per PC, with the latency a loaded SM sees.
+  const detail::Setup s = setup(g, opt, desc, rep.warnings);
+  rep.occupancy = s.occupancy;
   RoundModel rm;
   rm.an = &an;
   rm.desc = desc.get();
-  const double warm_fraction = opt.warm_l2 || opt.target == Target::back_to_back ? warm_l2_fraction(an, g) : 0;
-  const double dram_latency = loaded_dram_latency(g, rep.occupancy.active_warps_per_sm);
-  rep.memory = model_memory(an, *desc, g, rep.occupancy, warm_fraction, dram_latency, rm.mem, rm.latency);
-  detail::warn_assumed_hit_rates(rep.memory, rep.warnings);
-  // Rounds of CTAs on the busiest SM, simulated or bounded.
-  const bool sim = detail::use_simulation(an, opt, rep.warnings);
+  rep.memory = s.rates->stats;
+  rep.memory.avg_load_latency = memory_latencies(an, *desc, g, *s.rates, s.dram_latency, rm.latency, &rm.mem);
+  const bool sim = s.sim;
   rep.mode = sim ? Mode::simulation : Mode::bounds;
-  const Waves w = place_rounds(static_cast<double>(k.launch.grid.count()), g.sms, rep.occupancy.blocks_per_sm);
+  const Waves& w = s.waves;
   rep.grid_ctas = w.grid;
   rep.ctas_per_sm = w.per_sm;
   rep.tail_ctas = w.tail;
@@ -242,22 +404,14 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
     if (an.ctas.size() < static_cast<std::size_t>(rep.occupancy.blocks_per_sm) && an.ctas.size() < w.per_sm)
       rep.warnings.push_back({WarningCode::ctas_replayed, {std::to_string(an.ctas.size()), std::to_string(rep.occupancy.blocks_per_sm)}});
   }
-  // The kernel: rounds on the busiest SM, their throughput overlapped with the L2 and DRAM
-  // transfers, bounded by the L2's atomic units and the busiest warp's own path.
-  const double rounds_cycles = sm_cycles(w, rounds.full.cycles, rounds.tail.cycles);
+  const detail::KernelTime kt = detail::kernel_time(rounds.full.bounds, rounds.full.cycles, rounds.tail.cycles, w, k.launch.warps_per_cta(), rep.memory, an.atomics, g, sim, opt.target);
+  rep.bounds = kt.bounds;
+  const double sm = kt.sm;
   const double dram_gbs = g.dram_bandwidth_gbs * g.dram_efficiency;
-  rep.bounds = kernel_scale(rounds.full.bounds, rounds_cycles, rounds.full.cycles);
-  rep.bounds.cta_dispatch = cta_dispatch_cycles(g, w.grid, k.launch.warps_per_cta());
-  const double sm = physical_floor(rounds_cycles, rep.bounds);
-  rep.bounds.sm_rounds = sm;
-  add_memory_bounds(rep.bounds, rep.memory, an.atomics, g, dram_gbs);
-  const double p = sim ? g.overlap_exponent_simulation : g.overlap_exponent_bounds;
-  const double throughput = std::max({rep.bounds.issue, rep.bounds.functional_unit, rep.bounds.shared_memory + rep.bounds.l1});
-  rep.bounds.sm_and_memory = bound::sm_and_memory(sm, throughput, rep.bounds.dram, rep.bounds.l2, p);
-  rep.cycles = std::max({rep.bounds.sm_and_memory, rep.bounds.atomics, rep.bounds.busiest_warp});
+  rep.cycles = kt.cycles;
   rep.target = opt.target;
-  rep.launch_overhead_us = launch_term(g, opt.target);
-  rep.time_us = g.cycles_to_us(rep.cycles) + rep.launch_overhead_us;
+  rep.launch_overhead_us = kt.launch_us;
+  rep.time_us = kt.time_us;
   const BottleneckCall why = classify_bottleneck(rep.bounds, rep.cycles, sm, rep.occupancy, w, rounds.tail.cycles, g, rep.launch_overhead_us);
   rep.bottleneck = why.kind;
   rep.under_launch = why.under_launch;
@@ -273,6 +427,196 @@ inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& o
   detail::time_range(k, an, g, sm, dram_gbs, rep);
   apply_calibrated_interval(g, rep);
   return rep;
+}
+
+inline std::vector<double> Predictor::predict_times(const std::vector<GpuSpec>& gpus, const PredictOptions& opt, unsigned jobs,
+                                                    SweepRounds how) const {
+  std::vector<double> out(gpus.size());
+  if (how == SweepRounds::exact) {
+    PredictOptions o = opt;
+    o.per_pc = false;
+    parallel_for(gpus.size(), jobs, [&](std::size_t i) { out[i] = predict(gpus[i], o).time_us; });
+    return out;
+  }
+  const KernelAnalysis& an = *an_;
+  // A point: its setup and, per round (full, tail), its key's index; its DRAM latency's node.
+  struct Point {
+    detail::Setup s;
+    int full = -1, tail = -1, node = 0;
+    bool exact = false;  // a DRAM latency no node brackets (not finite, or not above 0)
+  };
+  // What memory_latencies reads of a point besides D (the descriptors and rates by identity:
+  // equal pointers are equal values while the points hold them), and what else the round
+  // reads of it apart from its CTAs: points equal in these share a key's latency vectors.
+  using Signature = std::tuple<const std::vector<InstrDesc>*, const MemoryRates*, double, double, double, bool, int>;
+  struct Need {
+    int key = 0, node = 0;
+    std::size_t point = 0;  // a point of this key: its GPU gives the latencies at the node
+  };
+  constexpr std::size_t kBlock = 8192;  // points whose setups are held at once
+  for (std::size_t b0 = 0; b0 < gpus.size(); b0 += kBlock) {
+    const std::size_t n = std::min(kBlock, gpus.size() - b0);
+    std::vector<Point> pts(n);
+    parallel_for(n, jobs, [&](std::size_t i) {
+      const GpuSpec& g = gpus[b0 + i];
+      std::vector<Warning> ignored;
+      Point& p = pts[i];
+      p.s = setup(g, opt, descriptors(g), ignored);
+      p.exact = !(p.s.dram_latency > 0 && std::isfinite(p.s.dram_latency));
+      if (p.exact) {
+        PredictOptions o = opt;
+        o.per_pc = false;
+        out[b0 + i] = predict(g, o).time_us;
+        return;
+      }
+      p.node = round_node_below(p.s.dram_latency);
+    });
+    // Index the keys of the full and tail rounds; list the nodes around each point.
+    std::map<Signature, std::size_t> base_of;   // signature -> its point-free key (no CTAs)
+    std::vector<RoundKey> bases;
+    std::map<std::pair<std::size_t, int>, int> key_of;  // (base, CTAs) -> key
+    std::vector<RoundKey> keys;
+    std::vector<Need> needed;
+    auto index = [&](std::size_t base, int ctas, std::size_t i) {
+      auto [it, added] = key_of.emplace(std::make_pair(base, ctas), static_cast<int>(keys.size()));
+      if (added) {
+        keys.push_back(bases[base]);
+        keys.back().ctas = ctas;
+        keys.back().seal();
+      }
+      for (int d = -1; d <= 2; ++d) needed.push_back({it->second, pts[i].node + d, i});
+      return it->second;
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+      Point& p = pts[i];
+      if (p.exact) continue;
+      const GpuSpec& g = gpus[b0 + i];
+      const Signature sig{p.s.desc.get(), p.s.rates.get(), g.l1_hit_latency, g.l2_hit_latency, g.shared_latency, p.s.sim, p.s.occupancy.warps_per_block};
+      auto [it, added] = base_of.emplace(sig, bases.size());
+      if (added) {
+        RoundKey k;
+        k.desc = desc_key(g);
+        k.simulation = p.s.sim;
+        k.warps_per_block = p.s.occupancy.warps_per_block;
+        memory_latencies(an, *p.s.desc, g, *p.s.rates, 0.0, k.latency_at_0);
+        memory_latencies(an, *p.s.desc, g, *p.s.rates, 1.0, k.latency_at_1);
+        bases.push_back(std::move(k));
+      }
+      p.full = index(it->second, p.s.waves.round_ctas(), i);
+      if (p.s.waves.has_tail()) p.tail = index(it->second, static_cast<int>(p.s.waves.tail), i);
+    }
+    std::sort(needed.begin(), needed.end(), [](const Need& x, const Need& y) { return std::tie(x.key, x.node, x.point) < std::tie(y.key, y.node, y.point); });
+    needed.erase(std::unique(needed.begin(), needed.end(), [](const Need& x, const Need& y) { return x.key == y.key && x.node == y.node; }), needed.end());
+    // The nodes: from the cache, or computed (outside the lock, on `jobs` threads).
+    std::map<std::pair<int, int>, RoundSummary> nodes;
+    std::vector<Need> todo;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const Need& nd : needed) {
+        auto c = rounds_cache_.find(keys[static_cast<std::size_t>(nd.key)]);
+        if (c != rounds_cache_.end()) {
+          auto f = c->second.find(nd.node);
+          if (f != c->second.end()) { nodes.emplace(std::make_pair(nd.key, nd.node), f->second); continue; }
+        }
+        todo.push_back(nd);
+      }
+    }
+    std::vector<RoundSummary> computed(todo.size());
+    parallel_for(todo.size(), jobs, [&](std::size_t t) {
+      const Need& nd = todo[t];
+      const Point& p = pts[nd.point];
+      const GpuSpec& g = gpus[b0 + nd.point];
+      RoundModel rm;
+      rm.an = &an;
+      rm.desc = p.s.desc.get();
+      memory_latencies(an, *p.s.desc, g, *p.s.rates, round_node_latency(nd.node), rm.latency);
+      computed[t] = detail::summarize_round(rm, g, p.s.occupancy, keys[static_cast<std::size_t>(nd.key)].ctas, p.s.sim);
+    });
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (round_nodes_ + todo.size() > kRoundNodesCached) { rounds_cache_.clear(); own_cache_.clear(); round_nodes_ = 0; }
+      for (std::size_t t = 0; t < todo.size(); ++t) {
+        nodes.emplace(std::make_pair(todo[t].key, todo[t].node), computed[t]);
+        if (rounds_cache_[keys[static_cast<std::size_t>(todo[t].key)]].emplace(todo[t].node, computed[t]).second) ++round_nodes_;
+      }
+      rounds_computed_ += todo.size();
+    }
+    // Each point: its rounds interpolated in D between the two nodes around it, unless the
+    // kernel's time at the four nodes around it is not on a smooth curve (simulated rounds
+    // jitter with the scheduling); those points get their own rounds, as predict() computes
+    // them (kept for later sweeps).
+    // Own rounds: one per (key, DRAM latency), e.g. once for a whole bandwidth sweep.
+    std::map<std::pair<int, double>, std::size_t> own_index;
+    std::vector<std::size_t> own_point;  // the first point of each own round
+    std::vector<int> own_key;
+    std::vector<std::array<int, 2>> own_of(n, {-1, -1});  // a point's own full and tail rounds
+    for (std::size_t i = 0; i < n; ++i) {
+      const Point& p = pts[i];
+      if (p.exact) continue;
+      // The kernel's time at the four nodes around the point (all else the point's).
+      double at[4];
+      for (int d = -1; d <= 2; ++d) {
+        const RoundSummary& f = nodes.at({p.full, p.node + d});
+        const double tail = p.tail >= 0 ? nodes.at({p.tail, p.node + d}).cycles : 0;
+        at[d + 1] = detail::kernel_time(f.bounds, f.cycles, tail, p.s.waves, an.kernel->launch.warps_per_cta(), p.s.rates->stats, an.atomics, gpus[b0 + i], p.s.sim, opt.target).time_us;
+      }
+      if (nodes_smooth(at[0], at[1], at[2], at[3])) continue;
+      for (int r = 0; r < 2; ++r) {
+        const int key = r == 0 ? p.full : p.tail;
+        if (key < 0) continue;
+        auto [it, added] = own_index.emplace(std::make_pair(key, p.s.dram_latency), own_point.size());
+        if (added) { own_point.push_back(i); own_key.push_back(key); }
+        own_of[i][static_cast<std::size_t>(r)] = static_cast<int>(it->second);
+      }
+    }
+    std::vector<RoundSummary> own(own_point.size());
+    std::vector<std::size_t> own_todo;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (std::size_t t = 0; t < own.size(); ++t) {
+        auto c = own_cache_.find(keys[static_cast<std::size_t>(own_key[t])]);
+        auto f = c == own_cache_.end() ? decltype(c->second.end()){} : c->second.find(pts[own_point[t]].s.dram_latency);
+        if (c != own_cache_.end() && f != c->second.end()) own[t] = f->second;
+        else own_todo.push_back(t);
+      }
+    }
+    parallel_for(own_todo.size(), jobs, [&](std::size_t u) {
+      const std::size_t t = own_todo[u];
+      const Point& p = pts[own_point[t]];
+      const GpuSpec& g = gpus[b0 + own_point[t]];
+      RoundModel rm;
+      rm.an = &an;
+      rm.desc = p.s.desc.get();
+      memory_latencies(an, *p.s.desc, g, *p.s.rates, p.s.dram_latency, rm.latency);
+      own[t] = detail::summarize_round(rm, g, p.s.occupancy, keys[static_cast<std::size_t>(own_key[t])].ctas, p.s.sim);
+    });
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (round_nodes_ + own_todo.size() > kRoundNodesCached) { rounds_cache_.clear(); own_cache_.clear(); round_nodes_ = 0; }
+      for (std::size_t t : own_todo)
+        if (own_cache_[keys[static_cast<std::size_t>(own_key[t])]].emplace(pts[own_point[t]].s.dram_latency, own[t]).second) ++round_nodes_;
+      rounds_computed_ += own_todo.size();
+    }
+    parallel_for(n, jobs, [&](std::size_t i) {
+      const Point& p = pts[i];
+      if (p.exact) return;
+      RoundSummary full;
+      double tail_cycles = 0;
+      if (own_of[i][0] >= 0) {
+        full = own[static_cast<std::size_t>(own_of[i][0])];
+        tail_cycles = own_of[i][1] >= 0 ? own[static_cast<std::size_t>(own_of[i][1])].cycles : 0;
+      } else {
+        const double d0 = round_node_latency(p.node), d1 = round_node_latency(p.node + 1);
+        const double t = (p.s.dram_latency - d0) / (d1 - d0);
+        auto round = [&](int key) { return interpolate(nodes.at({key, p.node}), nodes.at({key, p.node + 1}), t); };
+        full = round(p.full);
+        if (p.tail >= 0) tail_cycles = round(p.tail).cycles;
+      }
+      out[b0 + i] = detail::kernel_time(full.bounds, full.cycles, tail_cycles, p.s.waves, an.kernel->launch.warps_per_cta(), p.s.rates->stats, an.atomics, gpus[b0 + i], p.s.sim,
+                                        opt.target).time_us;
+    });
+  }
+  return out;
 }
 
 }  // namespace gpuperf
