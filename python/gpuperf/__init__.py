@@ -372,7 +372,7 @@ class Result:
         import pandas as pd
 
         s = self.settings
-        setting_cols = {"mode_requested": s.get("mode"), "warm_l2": s.get("warm_l2"), **s.get("spec", {})}
+        setting_cols = {"mode_requested": s.get("mode"), "warm_l2": s.get("warm_l2"), "target": s.get("target", "duration"), **s.get("spec", {})}
         rows = []
         for i, k in enumerate(self.kernels):
             d = k.data
@@ -488,7 +488,7 @@ def _number(key: str, v) -> float:
 
 
 def _sweep_frame(t: Trace, gpu, keys: List[str], points: List[tuple], which: List[int], mode: str, warm_l2: bool, jobs: int,
-                 exact: bool, label: Optional[str] = None):
+                 exact: bool, label: Optional[str] = None, target: str = "duration"):
     """One row per point and kernel (points in order, kernels in order within a point): the
     specs built and predicted in one C++ call on `jobs` threads, the frame built by column."""
     import pandas as pd
@@ -498,10 +498,10 @@ def _sweep_frame(t: Trace, gpu, keys: List[str], points: List[tuple], which: Lis
     base = gpu_spec(gpu)
     if any(v is None for p in points for v in p):  # None leaves a knob as it is: a spec per point, built here
         specs = [gpu_spec(gpu, **dict(zip(keys, values))) for values in points]
-        flat = [x for sp in specs for x in t._s.sweep_times(sp, [], [], 1, mode, which, bool(warm_l2), jobs, bool(exact))[0]]
+        flat = [x for sp in specs for x in t._s.sweep_times(sp, [], [], 1, mode, which, bool(warm_l2), jobs, bool(exact), target)[0]]
     else:
         columns = [[_number(k, p[j]) for p in points] for j, k in enumerate(keys)]
-        flat = t._s.sweep_times(base, keys, columns, len(points), mode, which, bool(warm_l2), jobs, bool(exact)).reshape(-1)
+        flat = t._s.sweep_times(base, keys, columns, len(points), mode, which, bool(warm_l2), jobs, bool(exact), target).reshape(-1)
     names, ids = t.kernel_names, t._s.launch_ids()
     data: Dict[str, Any] = {}
     if label is not None:
@@ -514,13 +514,15 @@ def _sweep_frame(t: Trace, gpu, keys: List[str], points: List[tuple], which: Lis
     data["time_us"] = flat
     data["mode_requested"] = [mode] * (len(points) * nk)
     data["warm_l2"] = [bool(warm_l2)] * (len(points) * nk)
+    data["target"] = [target] * (len(points) * nk)
     return pd.DataFrame(data)
 
 
-def _sweep_task(trace, gpu, keys, points, kernel, mode, warm_l2, launch_skip, launch_count, jobs, label=None, exact=False):
+def _sweep_task(trace, gpu, keys, points, kernel, mode, warm_l2, launch_skip, launch_count, jobs, label=None, exact=False,
+                target="duration"):
     """One executor task: a trace (loaded once per process, see load) over some grid points."""
     t = load(trace)
-    return _sweep_frame(t, gpu, keys, points, t.select(kernel, launch_skip, launch_count), mode, warm_l2, jobs, exact, label)
+    return _sweep_frame(t, gpu, keys, points, t.select(kernel, launch_skip, launch_count), mode, warm_l2, jobs, exact, label, target)
 
 
 def _executor_width(executor) -> int:
@@ -552,7 +554,7 @@ def _chunks(items: List[Any], n: int) -> List[List[Any]]:
 
 def sweep(trace, gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bool = False, launch_skip: int = 0,
           launch_count: Optional[int] = None, n_jobs: Optional[int] = None, executor=None, exact: bool = False,
-          **grids: Iterable[float]):
+          target: str = "duration", **grids: Iterable[float]):
     """Predict over the cartesian product of parameter grids; one DataFrame row per point and kernel.
 
     n_jobs: threads for the predictions (None: every core). executor: any
@@ -565,21 +567,22 @@ def sweep(trace, gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bo
     clock or bandwidth sweep re-uses a handful of rounds (kept with the trace for later sweeps).
     The times are within the error bench/what_if_error.py measures of predict()'s (README, Speed),
     and equal to them where a point's latency is a node. exact=True computes every point's
-    rounds as predict() does."""
+    rounds as predict() does. target: as in predict() ("duration" or "back-to-back"), in a
+    `target` column."""
     keys, points = _grid_points(grids)
     jobs = _jobs(n_jobs)
     if executor is None:
         t = load(trace)
-        return _sweep_frame(t, gpu, keys, points, t.select(kernel, launch_skip, launch_count), mode, warm_l2, jobs, exact)
+        return _sweep_frame(t, gpu, keys, points, t.select(kernel, launch_skip, launch_count), mode, warm_l2, jobs, exact, None, target)
     ref = trace if isinstance(trace, Trace) else _path_list(trace)
     per_task = 1 if n_jobs is None else jobs  # the executor's workers are the parallelism
     futures = [executor.submit(_sweep_task, ref, gpu, keys, chunk, kernel, mode, warm_l2, launch_skip, launch_count, per_task,
-                               None, exact)
+                               None, exact, target)
                for chunk in _chunks(points, _executor_width(executor))]
     frames = [f.result() for f in futures]
     if not frames:  # an empty grid still checks the selection, as the serial path does
         t = load(trace)
-        return _sweep_frame(t, gpu, keys, [], t.select(kernel, launch_skip, launch_count), mode, warm_l2, jobs, exact)
+        return _sweep_frame(t, gpu, keys, [], t.select(kernel, launch_skip, launch_count), mode, warm_l2, jobs, exact, None, target)
     return _concat(frames)
 
 
@@ -589,23 +592,23 @@ def _concat(frames):
     return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 
 
-def _compare_frames(t: Trace, gpus, kernel, mode, warm_l2, launch_skip, launch_count, what_if, jobs):
+def _compare_frames(t: Trace, gpus, kernel, mode, warm_l2, launch_skip, launch_count, what_if, jobs, target="duration"):
     """One DataFrame per GPU, the predictions in one C++ call on `jobs` threads."""
     specs = [gpu_spec(g, **what_if) for g in gpus]
     which = t.select(kernel, launch_skip, launch_count)
     idx = which or list(range(len(t)))
     measured = t.measured_time_us
     frames = []
-    for spec, text in zip(specs, t._s.predict_json_many(specs, mode, False, which, bool(warm_l2), jobs)):
+    for spec, text in zip(specs, t._s.predict_json_many(specs, mode, False, which, bool(warm_l2), jobs, target)):
         rep = json.loads(text)
-        rep["settings"] = _settings(spec, what_if, mode, warm_l2)
+        rep["settings"] = {**_settings(spec, what_if, mode, warm_l2), "target": target}
         rep["tool_version"] = TOOL_VERSION
         frames.append(Result(rep, [KernelResult(k, measured[i]) for k, i in zip(rep["kernels"], idx)]).to_dataframe())
     return frames
 
 
-def _compare_task(trace, gpus, kernel, mode, warm_l2, launch_skip, launch_count, what_if, jobs, label=None):
-    frames = _compare_frames(load(trace), gpus, kernel, mode, warm_l2, launch_skip, launch_count, what_if, jobs)
+def _compare_task(trace, gpus, kernel, mode, warm_l2, launch_skip, launch_count, what_if, jobs, label=None, target="duration"):
+    frames = _compare_frames(load(trace), gpus, kernel, mode, warm_l2, launch_skip, launch_count, what_if, jobs, target)
     if label is not None:
         for f in frames:
             f.insert(0, "trace", label)
@@ -614,21 +617,22 @@ def _compare_task(trace, gpus, kernel, mode, warm_l2, launch_skip, launch_count,
 
 def compare(trace, gpus: Sequence[Union[str, "_core.GpuSpec"]], kernel: Union[None, str, int] = None, mode: str = "auto",
             warm_l2: bool = False, launch_skip: int = 0, launch_count: Optional[int] = None, n_jobs: Optional[int] = None,
-            executor=None, **what_if: float):
+            executor=None, target: str = "duration", **what_if: float):
     """One trace on several GPUs (the same what-if changes applied to each): a DataFrame of
     per-kernel times and bottlenecks, one row per kernel and GPU, with the settings used.
 
     n_jobs: threads (None: every core); executor: any concurrent.futures.Executor, one task per
-    GPU (GPUs then given by catalog name, which pickles). The rows are the same either way."""
+    GPU (GPUs then given by catalog name, which pickles). The rows are the same either way.
+    target: as in predict() ("duration" or "back-to-back")."""
     import pandas as pd
 
     jobs = _jobs(n_jobs)
     if executor is None:
-        return pd.concat(_compare_frames(load(trace), list(gpus), kernel, mode, warm_l2, launch_skip, launch_count, what_if, jobs),
+        return pd.concat(_compare_frames(load(trace), list(gpus), kernel, mode, warm_l2, launch_skip, launch_count, what_if, jobs, target),
                          ignore_index=True)
     ref = trace if isinstance(trace, Trace) else _path_list(trace)
     per_task = 1 if n_jobs is None else jobs
-    futures = [executor.submit(_compare_task, ref, [g], kernel, mode, warm_l2, launch_skip, launch_count, what_if, per_task)
+    futures = [executor.submit(_compare_task, ref, [g], kernel, mode, warm_l2, launch_skip, launch_count, what_if, per_task, None, target)
                for g in gpus]
     return pd.concat([f for fut in futures for f in fut.result()], ignore_index=True)
 
@@ -657,13 +661,14 @@ def _run_batch(tasks, executor):
 
 def predict_many(traces: Sequence[Any], gpus: Sequence[Union[str, "_core.GpuSpec"]], kernel: Union[None, str, int] = None,
                  mode: str = "auto", warm_l2: bool = False, launch_skip: int = 0, launch_count: Optional[int] = None,
-                 n_jobs: Optional[int] = None, executor=None, **what_if: float):
+                 n_jobs: Optional[int] = None, executor=None, target: str = "duration", **what_if: float):
     """Several traces on several GPUs: compare() for each trace, as one tidy DataFrame with a
     `trace` column first (one row per trace, GPU and kernel, in that order).
 
     Without an executor the traces are done in turn, each on n_jobs threads (None: every core).
     With one (any concurrent.futures.Executor, or a Dask client), each trace is one task that
-    loads it once; GPUs are then given by catalog name. The rows are the same either way."""
+    loads it once; GPUs are then given by catalog name. The rows are the same either way.
+    target: as in predict()."""
     import pandas as pd
 
     refs = _trace_refs(traces)
@@ -674,10 +679,10 @@ def predict_many(traces: Sequence[Any], gpus: Sequence[Union[str, "_core.GpuSpec
         for ref in refs:  # each trace loaded fresh and dropped after its GPUs (no cache churn)
             t = ref if isinstance(ref, Trace) else Trace(ref, n_jobs)
             frames.extend(_compare_task(t, list(gpus), kernel, mode, warm_l2, launch_skip, launch_count, what_if, per_task,
-                                        _trace_label(ref)))
+                                        _trace_label(ref), target))
     else:
         tasks = [(_compare_task, (ref, list(gpus), kernel, mode, warm_l2, launch_skip, launch_count, what_if, per_task,
-                                  _trace_label(ref))) for ref in refs]
+                                  _trace_label(ref), target)) for ref in refs]
         frames = [f for fs in _run_batch(tasks, executor) for f in fs]
     if not frames:
         return pd.DataFrame()
@@ -690,7 +695,7 @@ def predict_many(traces: Sequence[Any], gpus: Sequence[Union[str, "_core.GpuSpec
 def sweep_many(traces: Sequence[Any], gpu: str = "a100", kernel=None, mode: str = "auto", warm_l2: bool = False,
                launch_skip: int = 0, launch_count: Optional[int] = None, n_jobs: Optional[int] = None, executor=None,
                chunks_per_trace: int = 1, parquet: Optional[Union[str, os.PathLike]] = None, exact: bool = False,
-               **grids: Iterable[float]):
+               target: str = "duration", **grids: Iterable[float]):
     """A corpus of traces x a what-if grid: sweep() of every trace, as one tidy DataFrame with a
     `trace` column first (one row per trace, grid point and kernel, in that order).
 
@@ -699,7 +704,7 @@ def sweep_many(traces: Sequence[Any], gpu: str = "a100", kernel=None, mode: str 
     loads its trace once per worker process (with 1, the default, each trace is loaded exactly
     once in the whole cluster) and runs its points on n_jobs threads (default 1 per task with an
     executor, every core without). parquet: also write the frame there (needs pyarrow).
-    exact: as in sweep(). The rows are the same whichever executor, chunking and n_jobs are used."""
+    exact, target: as in sweep(). The rows are the same whichever executor, chunking and n_jobs are used."""
     import pandas as pd
 
     if parquet is not None:
@@ -717,16 +722,16 @@ def sweep_many(traces: Sequence[Any], gpu: str = "a100", kernel=None, mode: str 
     for ref in refs:
         for chunk in _chunks(points, chunks_per_trace) or [[]]:
             tasks.append((_sweep_task, (ref, gpu, keys, chunk, kernel, mode, warm_l2, launch_skip, launch_count, per_task,
-                                        _trace_label(ref), exact)))
+                                        _trace_label(ref), exact, target)))
     if executor is None:
         frames = []
         for ref in refs:  # each trace loaded fresh and dropped after its points (no cache churn)
             t = ref if isinstance(ref, Trace) else Trace(ref, n_jobs)
             frames.append(_sweep_task(t, gpu, keys, points, kernel, mode, warm_l2, launch_skip, launch_count, per_task,
-                                      _trace_label(ref), exact))
+                                      _trace_label(ref), exact, target))
     else:
         frames = _run_batch(tasks, executor)
-    cols = ["trace", *keys, "gpu", "launch", "kernel", "time_us", "mode_requested", "warm_l2"]
+    cols = ["trace", *keys, "gpu", "launch", "kernel", "time_us", "mode_requested", "warm_l2", "target"]
     df = _concat(frames) if frames else pd.DataFrame([], columns=cols)
     if parquet is not None:
         try:

@@ -112,6 +112,17 @@ std::string str_arg(const py::handle& h, const char* what) {
   return std::string(py::reinterpret_steal<py::bytes>(b));
 }
 
+// The options every prediction binding takes, checked while the GIL is held: one place, so a
+// new option reaches predict, the batches and the sweeps alike.
+PredictOptions options_of(const py::object& mode_obj, bool per_pc, bool warm_l2, const py::object& target_obj) {
+  PredictOptions o;
+  o.mode = mode_of(str_arg(mode_obj, "mode"));
+  o.per_pc = per_pc;
+  o.warm_l2 = warm_l2;
+  o.target = target_of(str_arg(target_obj, "target"));
+  return o;
+}
+
 // A number from Python for a GPU value: int or float (not bool, not str).
 double number_arg(const py::handle& h, const std::string& what) {
   if (PyBool_Check(h.ptr()) || !(PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyObject_HasAttrString(h.ptr(), "__float__")) ||
@@ -305,61 +316,46 @@ PYBIND11_MODULE(_core, m) {
       .def("predict_json",
            [](const PySession& p, const GpuSpec& g, const py::object& mode_obj, bool per_pc, const std::vector<std::size_t>& which, bool warm_l2,
               const py::object& target_obj) {
-             const ModelMode mode = mode_of(str_arg(mode_obj, "mode"));
-             const Target target = target_of(str_arg(target_obj, "target"));
-             std::string out;
-             {
-               py::gil_scoped_release nogil;
-               PredictOptions o;
-               o.mode = mode;
-               o.per_pc = per_pc;
-               o.warm_l2 = warm_l2;
-               o.target = target;
-               out = dump(to_json(p.s->predict(g, o, which)));
-             }
-             return out;
+             const PredictOptions o = options_of(mode_obj, per_pc, warm_l2, target_obj);
+             py::gil_scoped_release nogil;
+             return dump(to_json(p.s->predict(g, o, which)));
            },
            py::arg("gpu"), py::arg("mode") = "auto", py::arg("per_pc") = true, py::arg("which") = std::vector<std::size_t>{},
            py::arg("warm_l2") = false, py::arg("target") = "duration")
       .def("predict_times",
-           [](const PySession& p, const GpuSpec& g, const py::object& mode_obj, const std::vector<std::size_t>& which, bool warm_l2) {
-             const ModelMode mode = mode_of(str_arg(mode_obj, "mode"));
+           [](const PySession& p, const GpuSpec& g, const py::object& mode_obj, const std::vector<std::size_t>& which, bool warm_l2,
+              const py::object& target_obj) {
+             const PredictOptions o = options_of(mode_obj, false, warm_l2, target_obj);
              py::gil_scoped_release nogil;
-             PredictOptions o;
-             o.mode = mode;
-             o.warm_l2 = warm_l2;
-             o.per_pc = false;
              std::vector<double> t;
              for (auto& k : p.s->predict(g, o, which).kernels) t.push_back(k.time_us);
              return t;
            },
-           py::arg("gpu"), py::arg("mode") = "auto", py::arg("which") = std::vector<std::size_t>{}, py::arg("warm_l2") = false)
+           py::arg("gpu"), py::arg("mode") = "auto", py::arg("which") = std::vector<std::size_t>{}, py::arg("warm_l2") = false,
+           py::arg("target") = "duration")
       // Batches over GPU specs (a sweep's points, a comparison's GPUs): one call, the C++ work on
       // `jobs` threads (0: every core) with the GIL released; equal to one call per spec.
       .def("predict_json_many",
            [](const PySession& p, const std::vector<GpuSpec>& gpus, const py::object& mode_obj, bool per_pc, const std::vector<std::size_t>& which,
-              bool warm_l2, unsigned jobs) {
-             const ModelMode mode = mode_of(str_arg(mode_obj, "mode"));
+              bool warm_l2, unsigned jobs, const py::object& target_obj) {
+             const PredictOptions o = options_of(mode_obj, per_pc, warm_l2, target_obj);
              std::vector<std::string> out;
              {
                py::gil_scoped_release nogil;
-               PredictOptions o;
-               o.mode = mode;
-               o.per_pc = per_pc;
-               o.warm_l2 = warm_l2;
                for (auto& r : p.s->predict_many(gpus, o, which, jobs)) out.push_back(dump(to_json(r)));
              }
              return out;
            },
            py::arg("gpus"), py::arg("mode") = "auto", py::arg("per_pc") = false, py::arg("which") = std::vector<std::size_t>{},
-           py::arg("warm_l2") = false, py::arg("jobs") = 0u)
+           py::arg("warm_l2") = false, py::arg("jobs") = 0u, py::arg("target") = "duration")
       // A sweep's times: the spec `base` with knobs[k] set to columns[k][i] for point i, each
       // kernel's time_us as an array [point, kernel]; the specs built and predicted with the
       // GIL released. exact: predict()'s rounds for every point, else interpolated rounds.
       .def("sweep_times",
            [](const PySession& p, const GpuSpec& base, const std::vector<std::string>& knobs, const std::vector<std::vector<double>>& columns,
-              std::size_t points, const py::object& mode_obj, const std::vector<std::size_t>& which, bool warm_l2, unsigned jobs, bool exact) {
-             const ModelMode mode = mode_of(str_arg(mode_obj, "mode"));
+              std::size_t points, const py::object& mode_obj, const std::vector<std::size_t>& which, bool warm_l2, unsigned jobs, bool exact,
+              const py::object& target_obj) {
+             const PredictOptions o = options_of(mode_obj, false, warm_l2, target_obj);
              if (columns.size() != knobs.size()) throw ArgumentError("sweep_times: one column of values per knob");
              for (auto& c : columns)
                if (c.size() != points) throw ArgumentError("sweep_times: every column needs one value per point");
@@ -369,10 +365,6 @@ PYBIND11_MODULE(_core, m) {
                std::vector<GpuSpec> specs(points, base);
                for (std::size_t i = 0; i < points; ++i)
                  for (std::size_t k = 0; k < knobs.size(); ++k) specs[i].set(knobs[k], columns[k][i]);
-               PredictOptions o;
-               o.mode = mode;
-               o.warm_l2 = warm_l2;
-               o.per_pc = false;
                t = p.s->predict_times(specs, o, which, jobs, exact ? SweepRounds::exact : SweepRounds::interpolated);
              }
              const std::size_t kernels = which.empty() ? p.s->size() : which.size();
@@ -383,16 +375,13 @@ PYBIND11_MODULE(_core, m) {
              return out;
            },
            py::arg("base"), py::arg("knobs"), py::arg("columns"), py::arg("points"), py::arg("mode") = "auto",
-           py::arg("which") = std::vector<std::size_t>{}, py::arg("warm_l2") = false, py::arg("jobs") = 0u, py::arg("exact") = false)
+           py::arg("which") = std::vector<std::size_t>{}, py::arg("warm_l2") = false, py::arg("jobs") = 0u, py::arg("exact") = false,
+           py::arg("target") = "duration")
       .def("predict_times_many",
            [](const PySession& p, const std::vector<GpuSpec>& gpus, const py::object& mode_obj, const std::vector<std::size_t>& which, bool warm_l2,
-              unsigned jobs) {
-             const ModelMode mode = mode_of(str_arg(mode_obj, "mode"));
+              unsigned jobs, const py::object& target_obj) {
+             const PredictOptions o = options_of(mode_obj, false, warm_l2, target_obj);
              py::gil_scoped_release nogil;
-             PredictOptions o;
-             o.mode = mode;
-             o.warm_l2 = warm_l2;
-             o.per_pc = false;
              std::vector<std::vector<double>> t;
              for (auto& r : p.s->predict_many(gpus, o, which, jobs)) {
                t.emplace_back();
@@ -401,7 +390,7 @@ PYBIND11_MODULE(_core, m) {
              return t;
            },
            py::arg("gpus"), py::arg("mode") = "auto", py::arg("which") = std::vector<std::size_t>{}, py::arg("warm_l2") = false,
-           py::arg("jobs") = 0u);
+           py::arg("jobs") = 0u, py::arg("target") = "duration");
 
   // The kernel files a kernelslist names ([] for any other input): what a cached load depends on.
   m.def("listed_kernel_files", [](const py::object& path_obj) {

@@ -291,3 +291,24 @@ def test_tool_version_names_the_commit_built():
     assert m, gpuperf.TOOL_VERSION
     rev = m.group(1).removesuffix("-dirty")
     assert subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", rev + "^{commit}"], capture_output=True).returncode == 0
+
+
+def test_batches_and_sweeps_predict_the_target_asked_for(trace):
+    # sweep, compare, predict_many and sweep_many once always predicted the duration, whatever
+    # target was asked for: each now equals predict() with that target.
+    b2b = {g: gpuperf.predict(trace, g, kernel=3, target="back-to-back").time_us for g in ("h100", "h200")}
+    dur = gpuperf.predict(trace, "h200", kernel=3).time_us
+    # 16M floats do not stay in L2: the two targets differ by their launch terms (2.54 - 2.06 us).
+    assert 0.2 < b2b["h200"] - dur < 1.0
+    sw = gpuperf.sweep(trace, "h200", kernel=3, target="back-to-back", exact=True, sm_clock_mhz=[1980])
+    assert list(sw["target"]) == ["back-to-back"] and sw["time_us"][0] == pytest.approx(b2b["h200"], rel=1e-12)
+    assert gpuperf.sweep(trace, "h200", kernel=3, exact=True, sm_clock_mhz=[1980])["time_us"][0] == pytest.approx(dur, rel=1e-12)
+    cmp = gpuperf.compare(trace, ["h100", "h200"], kernel=3, target="back-to-back")
+    assert list(cmp["target"]) == ["back-to-back"] * 2
+    assert list(cmp["time_us"]) == pytest.approx([b2b["h100"], b2b["h200"]], rel=1e-12)
+    many = gpuperf.predict_many([trace], ["h200"], kernel=3, target="back-to-back", n_jobs=1)
+    assert many["time_us"][0] == pytest.approx(b2b["h200"], rel=1e-12)
+    swm = gpuperf.sweep_many([trace], "h200", kernel=3, target="back-to-back", exact=True, n_jobs=1, sm_clock_mhz=[1980])
+    assert swm["time_us"][0] == pytest.approx(b2b["h200"], rel=1e-12) and list(swm["target"]) == ["back-to-back"]
+    with pytest.raises(gpuperf.ArgumentError, match="target must be 'duration' or 'back-to-back'"):
+        gpuperf.sweep(trace, "h200", kernel=3, target="warm", sm_clock_mhz=[1980])
