@@ -750,3 +750,38 @@ TEST_CASE("CTA dispatch: a grid of many one-warp CTAs takes the GPU's measured t
   auto v100 = GpuSpec::from_catalog(tables(), "v100");
   CHECK(Predictor(k).predict(v100).bounds.cta_dispatch == 0);
 }
+
+TEST_CASE("work imbalance: a backward branch from a far block does not make the code it spans a loop of one warp") {
+  // CUB's scan in miniature: most warps jump over a rare block into the main path; a fallback
+  // block at the end branches back into the rare block. The span from that target to the branch
+  // holds the main path, which runs far more often than the target: not a natural loop, and
+  // the one warp before it says nothing about the warps running it (it once made a 63 us scan
+  // 34 ms long).
+  auto k = std::make_shared<Kernel>();
+  k->format = SourceFormat::ncu_csv;
+  k->launch.name = "fallback_branch";
+  k->launch.id = 1;
+  k->launch.block.x = 128;
+  k->launch.grid.x = 8739;
+  k->launch.registers_per_thread = 32;
+  k->launch.sm_version = 90;
+  const double warps = 8739.0 * 4;
+  struct Line { const char* text; double count; };
+  const Line body[] = {{"S2R R0, SR_TID.X", warps},         {"ISETP.NE.AND P0, PT, R0, RZ, PT", warps}, {"@P0 BRA 0x60", warps},
+                       {"MOV R2, RZ", 1},                   {"FFMA R2, R2, R2, R2", 1},                 {"FFMA R3, R2, R2, R2", 1},
+                       {"FFMA R4, R0, R0, R0", warps * 40}, {"ISETP.NE.AND P1, PT, R4, RZ, PT", warps}, {"@P1 BRA 0x40", 1},
+                       {"EXIT", warps}};
+  for (std::uint64_t i = 0; i < std::size(body); ++i) {
+    StaticInstr s = sass::static_instr_from_text(16 * i, body[i].text);
+    s.counts_known = true;
+    s.warp_executed = static_cast<std::uint64_t>(body[i].count);
+    s.thread_executed = 32 * s.warp_executed;
+    if (s.opcode == "BRA") s.branch_target = i == 2 ? 0x60 : 0x40;
+    k->program.push_back(s);
+  }
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  auto r = Predictor(k).predict(h100);
+  CHECK(r.bounds.busiest_warp == 0);
+  CHECK(r.bottleneck != Bottleneck::imbalance);
+  CHECK(r.time_us < 100);
+}

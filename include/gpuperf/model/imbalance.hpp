@@ -33,7 +33,11 @@ inline std::vector<int> outermost_loop_heads(const KernelAnalysis& an) {
 // when every loop is entered by every warp (the rounds' latency bound covers that path).
 // The warps entering an outermost loop are at most the executions of the instruction before
 // its head (outside every loop each warp runs an instruction once at most); taking that count
-// errs towards more warps, i.e. a shorter path. `wait` is each position's wait before issue
+// errs towards more warps, i.e. a shorter path. A span is a loop only if its head runs at least
+// as often as anything inside it (the head of a natural loop dominates its body): a backward
+// branch from a far block (the BRA.DIV fallbacks at the end of CUB's scan jump back into its
+// middle) spans code that other paths enter, and counting its entries by the instruction before
+// it (1 warp against 35k running the body) made a path 1000x too long. `wait` is each position's wait before issue
 // (static_stalls); `avg_chain` the average warp's path (bounds mode's latency bound).
 inline double busiest_warp_cycles(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& wait,
                                   double avg_chain) {
@@ -48,6 +52,10 @@ inline double busiest_warp_cycles(const KernelAnalysis& an, const std::vector<In
     const std::size_t before = an.order[static_cast<std::size_t>(h - 1)];
     // After an unconditional jump the loop is entered from elsewhere: entries unknown.
     if (!an.kernel->program[before].predicated && desc[before].transfers_control) continue;
+    const double head_execs = an.pcs[an.order[j]].warp_exec;
+    bool natural = true;
+    for (std::size_t i = j + 1; i < an.order.size() && head[i] == h && natural; ++i) natural = an.pcs[an.order[i]].warp_exec <= head_execs;
+    if (!natural) continue;  // entered from elsewhere too: entries unknown
     const double n = an.pcs[before].warp_exec;
     if (n > 0 && n < warps) entering[j] = n;
   }
