@@ -451,6 +451,39 @@ __global__ void atomic_rate(T* bins, unsigned k, int per_thread) {
   }
 }
 
+
+// L1 request rates for global accesses spread over several lines: each warp request touches
+// `lines` 128 B lines (1, 4, 8 or 32), 32 / lines consecutive 4 B words in each, so the sectors
+// per request are max(4, lines) and requests of 1 and 4 lines move the same sectors. The lines
+// are spread over a footprint of 2^k lines by an odd multiplier (distinct lines within a
+// request, every L2 slice used). OP: 0 load through L1 (ld.ca), 1 load from L2 (ld.cg), 2 store,
+// 3 reduction (RED.ADD, result unused). Each warp issues `iters` x 4 independent requests.
+template <int OP>
+__global__ void lsu_rate(unsigned* buf, unsigned line_mask, unsigned lines, int iters, long long* cycles, unsigned* sink) {
+  const unsigned lane = threadIdx.x & 31, per_line = 32 / lines;
+  const unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const unsigned word_in_line = lane % per_line, line_in_req = lane / per_line;
+  unsigned acc = 0;
+  __syncthreads();
+  long long t0 = clock64();
+  for (int it = 0; it < iters; ++it) {
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const unsigned req = (warp * (unsigned)iters + (unsigned)it) * 4u + (unsigned)u;
+      const unsigned line = ((req * 32u + line_in_req) * 2654435761u) & line_mask;
+      unsigned* a = buf + (size_t)line * 32 + word_in_line;
+      if (OP == 0) acc += __ldca(a);
+      else if (OP == 1) acc += __ldcg(a);
+      else if (OP == 2) *a = req;
+      else atomicAdd(a, 1u);
+    }
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  if (acc == 0xdeadbeefu) sink[0] = acc;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bandwidths.
 __global__ void bw_copy(const float4* in, float4* out, size_t n4) {
@@ -631,10 +664,10 @@ int main(int argc, char** argv) {
   printf("{\"device\": \"%s\", \"sms\": %d, \"cc\": \"%d.%d\", \"max_clock_mhz\": %.0f, \"l2_bytes\": %d}\n", prop.name, sms, prop.major,
          prop.minor, clock_mhz, prop.l2CacheSize);
   // argv[1]: "" (everything), "alu" (the instruction chains), or a substring of a group name
-  // (window, hmma, hgmma, memory, const, tlb, launch, loaded, cta). The driver runs groups in separate processes, so a fault
+  // (window, hmma, hgmma, memory, const, tlb, launch, loaded, cta, lsu). The driver runs groups in separate processes, so a fault
   // in one (an illegal instruction kills the context) does not lose the others.
   auto want = [&](const char* n) {
-    static const char* groups[] = {"window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded", "cta"};
+    static const char* groups[] = {"window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded", "cta", "lsu"};
     if (!strcmp(only, "alu")) {
       for (auto g : groups) if (!strcmp(n, g)) return false;
       return true;
@@ -1037,6 +1070,63 @@ int main(int argc, char** argv) {
     } else {
       fprintf(stderr, "cta: SM resource split unavailable; per-SM vs GPU-wide not separated\n");
     }
+  }
+  // L1 request rates (lsu_rate): one CTA on one SM gives the SM's own limit in cycles per
+  // request (clock64 over the CTA); a CTA on every SM gives the GPU-wide sector rate, with a
+  // footprint that stays in L2 and one that does not.
+  if (want("lsu")) {
+    const size_t dram_lines = (size_t)1 << 24;  // 2 GiB
+    unsigned* buf;
+    long long* cyc;
+    unsigned* sink;
+    CK(cudaMalloc(&buf, dram_lines * 128));
+    CK(cudaMemset(buf, 0, dram_lines * 128));
+    CK(cudaMalloc(&cyc, 8 * 4096));
+    CK(cudaMalloc(&sink, 8));
+    static const char* op_names[] = {"ld_l1", "ld_l2", "st", "red"};
+    static const char* kernel_names[] = {"lsu_rate<0>", "lsu_rate<1>", "lsu_rate<2>", "lsu_rate<3>"};
+    auto run = [&](int op, int ctas, int threads, unsigned line_mask, unsigned lines, int iters) {
+      auto go = [&](int n) {
+        switch (op) {
+          case 0: lsu_rate<0><<<ctas, threads>>>(buf, line_mask, lines, n, cyc, sink); break;
+          case 1: lsu_rate<1><<<ctas, threads>>>(buf, line_mask, lines, n, cyc, sink); break;
+          case 2: lsu_rate<2><<<ctas, threads>>>(buf, line_mask, lines, n, cyc, sink); break;
+          default: lsu_rate<3><<<ctas, threads>>>(buf, line_mask, lines, n, cyc, sink); break;
+        }
+      };
+      go(std::max(1, iters / 8));  // warm: L1 or L2 holds the footprint where it fits
+      CK(cudaGetLastError());
+      CK(cudaDeviceSynchronize());
+      float ms = elapsed_ms([&] { go(iters); });
+      return std::make_pair(ms, slowest_cta(cyc, ctas));
+    };
+    for (int op = 0; op < 4; ++op)
+      for (unsigned lines : {1u, 4u, 8u, 32u})
+        for (int threads : {256, 1024}) {
+          // ld_l1: 512 lines (64 KiB) stay in L1; the others: 16 MiB stays in L2.
+          const unsigned mask = op == 0 ? 511u : (1u << 17) - 1;
+          const int iters = 1024;
+          auto r = run(op, 1, threads, mask, lines, iters);
+          char b[96];
+          snprintf(b, sizeof b, "lsu.sm_cycles_per_request_%s_lines%u_w%d", op_names[op], lines, threads / 32);
+          emit(b, double(r.second) / (double(threads / 32) * iters * 4), "cycles", kernel_names[op]);
+        }
+    for (int op = 1; op < 4; ++op)
+      for (unsigned lines : {1u, 4u, 8u, 32u})
+        for (int dram = 0; dram < 2; ++dram) {
+          const unsigned mask = dram ? (unsigned)(dram_lines - 1) : (1u << 17) - 1;
+          const int iters = 256;
+          auto r = run(op, sms, 1024, mask, lines, iters);
+          const double sectors = double(sms) * 32 * iters * 4 * std::max(4u, lines);
+          char b[96];
+          snprintf(b, sizeof b, "lsu.gpu_sectors_per_cycle_%s_lines%u_%s", op_names[op], lines, dram ? "dram" : "l2");
+          emit(b, sectors / (double(r.first) * 1e-3 * clock_mhz * 1e6), "sectors/cycle", kernel_names[op]);
+          snprintf(b, sizeof b, "lsu.gpu_sm_cycles_per_request_%s_lines%u_%s", op_names[op], lines, dram ? "dram" : "l2");
+          emit(b, double(r.second) / (32.0 * iters * 4), "cycles", kernel_names[op]);
+        }
+    CK(cudaFree(buf));
+    CK(cudaFree(cyc));
+    CK(cudaFree(sink));
   }
   // TLB reach and miss cost: L2-hit chase latency vs footprint, one step per 2 MiB page.
   if (want("tlb")) {

@@ -70,6 +70,9 @@ SASS_CHECKS = {
     "chase_lines<false>": [(r"\bLDG\.E\b(?!\.STRONG)", 1), (r"\bSHFL\.IDX\b", 1)],
     "chase_under_load": [(r"\bLDG\.E\.STRONG\.GPU\b", 1), (r"\bLDG\.E\.128\.STRONG\.GPU\b", 8)],
     "atomic_rate<unsigned>": [(r"\bREDG?\.E\.ADD\.STRONG", 1)], "atomic_rate<float>": [(r"\bREDG?\.E\.ADD\.F32", 1)],
+    # L1 request rates: ld.ca, ld.cg, a plain store and a reduction, four per loop iteration.
+    "lsu_rate<0>": [(r"\bLDG\.E\.STRONG\.(SM|CTA)\b", 4)], "lsu_rate<1>": [(r"\bLDG\.E\.STRONG\.GPU\b", 4)],
+    "lsu_rate<2>": [(r"\bSTG\.E\b(?!\.)", 4)], "lsu_rate<3>": [(r"\bREDG?\.E\.ADD\.STRONG\.GPU\b", 4)],
 }
 
 # measurement -> (table section, key, field)
@@ -227,7 +230,7 @@ def calibrate(args):
             f.write(f"Function : {name}\n" + "".join(f"    {l}\n" for l in lines))
     checks = check_sass(funcs)
     device, results, failures = None, [], {}
-    groups = args.only.split(",") if args.only else ["alu", "window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded", "cta"]
+    groups = args.only.split(",") if args.only else ["alu", "window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded", "cta", "lsu"]
     for group in groups:
         p = subprocess.run([binary, group], capture_output=True, text=True)
         lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
@@ -427,6 +430,18 @@ def to_table(results, meta, arch):
         put("memory", "cta_turnaround_cycles", val("cta.dispatch_cycles_per_sm_t32_one_resident"),
             note="one CTA resident per SM (dynamic shared memory fills it): SM cycles between one CTA's start and the next's, empty CTAs; "
                  "reference: the model adds no turnaround per round (tried, no gain on the validation corpus' train part)")
+    # L1 request rates (group lsu): a store request over 32 lines, writing 4 B of each, holds the
+    # SM's L1 twice as long as a load over 32 lines (one cycle per line); across the GPU such
+    # byte-masked writes reach L2 at a rate far below its read rate.
+    st32, ld32 = val("lsu.sm_cycles_per_request_st_lines32_w32"), val("lsu.sm_cycles_per_request_ld_l2_lines32_w32")
+    if st32 is not None and ld32 is not None:
+        put("memory", "store_partial_line_wavefronts", st32 / ld32,
+            note=f"one SM, 32 warps: a 4 B store request over 32 lines takes {st32:g} cycles, a load over 32 lines {ld32:g} "
+                 f"(one per line); per partly written line, in L1 wavefronts")
+    if val("lsu.gpu_sectors_per_cycle_st_lines32_l2") is not None:
+        put("memory", "l2_partial_store_lines_per_cycle", val("lsu.gpu_sectors_per_cycle_st_lines32_l2"),
+            note="every SM, 32 warps each, 4 B stores over 32 lines per request within 16 MiB (stays in L2): lines (one sector "
+                 f"each) per SM cycle for the whole GPU (loads of the same pattern: {val('lsu.gpu_sectors_per_cycle_ld_l2_lines32_l2') or 0:g})")
     # DRAM latency under load (reference): below saturation a curve of latency vs the achieved
     # fraction of the theoretical peak; at saturation latency depends on the demand, not on the
     # utilization, so those points give the saturated utilization and its latency range.
@@ -581,7 +596,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--arch", default="sm_90")
-    ap.add_argument("--only", default="", help="comma-separated groups (alu, window, hmma, hgmma, memory, const, tlb, launch, loaded, cta); "
+    ap.add_argument("--only", default="", help="comma-separated groups (alu, window, hmma, hgmma, memory, const, tlb, launch, loaded, cta, lsu); "
                     "measurements of these groups replace those in an existing OUT/<gpu>.results.json")
     ap.add_argument("--merge", nargs="*")
     ap.add_argument("--into")
