@@ -110,7 +110,8 @@ struct SectorCache {
 inline void address_counts(const Kernel& k, KernelAnalysis& a, SectorCache* cache = nullptr) {
   if (cache) cache->begin.assign(k.dyn.size() + 1, 0);
   std::uint64_t sec[64], lane[64];
-  std::vector<double> sectors(k.program.size(), 0), lines(k.program.size(), 0), wavefronts(k.program.size(), 0), reqs(k.program.size(), 0);
+  std::vector<double> sectors(k.program.size(), 0), lines(k.program.size(), 0), wavefronts(k.program.size(), 0), reqs(k.program.size(), 0),
+      partial_sectors(k.program.size(), 0), partial_lines(k.program.size(), 0);
   for (std::size_t di = 0; di < k.dyn.size(); ++di) {
     if (cache && cache->usable()) {
       if (cache->sectors.size() > 0xffffffffull - 64) cache->begin.clear();
@@ -135,9 +136,15 @@ inline void address_counts(const Kernel& k, KernelAnalysis& a, SectorCache* cach
       if (cache && cache->usable()) cache->sectors.insert(cache->sectors.end(), sec, sec + c.sectors);
       sectors[d.static_index] += c.sectors;
       lines[d.static_index] += c.lines;
-      unsigned wf = std::max(1u, (c.sectors + 3) / 4);
+      unsigned wf = std::max(1u, c.lines);
       wavefronts[d.static_index] += wf;
       a.dyn_wavefronts[di] = static_cast<std::uint8_t>(std::min(255u, wf));
+      if (s.mem_op == MemOp::store && partial_store(c.sectors, double(d.addr_count) * w)) {
+        if (a.dyn_partial_lines.empty()) a.dyn_partial_lines.assign(k.dyn.size(), 0);
+        a.dyn_partial_lines[di] = static_cast<std::uint8_t>(std::min(255u, c.lines));
+        partial_sectors[d.static_index] += c.sectors;
+        partial_lines[d.static_index] += c.lines;
+      }
     }
   }
   if (cache && cache->usable()) cache->begin[k.dyn.size()] = static_cast<std::uint32_t>(cache->sectors.size());
@@ -149,6 +156,8 @@ inline void address_counts(const Kernel& k, KernelAnalysis& a, SectorCache* cach
     p.sectors = sectors[i] * a.scale;
     p.lines = lines[i] * a.scale;
     p.wavefronts = wavefronts[i] * a.scale;
+    p.partial_store_sectors = partial_sectors[i] * a.scale;
+    p.partial_store_lines = partial_lines[i] * a.scale;
   }
 }
 

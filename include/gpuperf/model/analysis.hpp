@@ -66,7 +66,16 @@ inline void static_counts(const Kernel& k, KernelAnalysis& a) {
           p.sectors = p.warp_exec * std::max(1.0, std::ceil(lanes * std::max(1u, s.access_bits / 8) / 32.0));
         }
         if (s.space == MemSpace::shared) p.wavefronts = s.shared_wavefronts ? static_cast<double>(s.shared_wavefronts) : p.warp_exec;
-        else p.wavefronts = std::max(p.requests, std::ceil(p.sectors / 4));
+        else {
+          // L1 tag requests are the lines touched (ncu); without them, the fewest the sectors fill.
+          p.lines = s.l1_tag_requests ? std::max(p.requests, static_cast<double>(s.l1_tag_requests))
+                                      : std::max(p.requests, std::ceil(p.sectors / 4));
+          p.wavefronts = p.lines;
+          if (s.mem_op == MemOp::store && partial_store(p.sectors, p.thread_exec * std::max(1u, s.access_bits / 8))) {
+            p.partial_store_sectors = p.sectors;
+            p.partial_store_lines = p.lines;
+          }
+        }
       }
     }
   }

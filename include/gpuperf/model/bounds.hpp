@@ -8,6 +8,12 @@
 
 namespace gpuperf {
 
+// L1 wavefronts a partly written store line holds the SM's path to L2 for (the arch table's
+// measurement; 1, no more than any line, where none was measured).
+inline double store_partial_line_wavefronts(const ArchTable& a) {
+  return a.memory.count("store_partial_line_wavefronts") ? a.mem("store_partial_line_wavefronts") : 1.0;
+}
+
 namespace bound {
 
 // One sub-partition issues one warp instruction per cycle.
@@ -50,6 +56,14 @@ inline double cta_dispatch(double grid_ctas, double interval_cycles) { return gr
 inline double sm_and_memory(double sm_rounds, double throughput, double dram, double l2, double p) {
   if (!(p > 0) || std::isinf(p)) return std::max({sm_rounds, dram, l2});
   return std::max(sm_rounds, overlap(throughput, std::max(dram, l2), p));
+}
+// The L2's time: its bytes at its bandwidth, except the byte-masked writes of partly written
+// store lines, which go at their own measured rate (lines per cycle; 0: not measured, their
+// sectors at the bandwidth with the rest).
+inline double l2_transfer(double l2_bytes, double partial_sectors, double partial_lines, double partial_rate, double gbs, double clock_mhz) {
+  if (!(partial_rate > 0)) return gbs > 0 ? l2_bytes / (gbs * 1e3) * clock_mhz : 0;
+  const double rest = std::max(0.0, l2_bytes - 32.0 * partial_sectors);
+  return (gbs > 0 ? rest / (gbs * 1e3) * clock_mhz : 0) + partial_lines / partial_rate;
 }
 // Bytes over a bandwidth in GB/s, in cycles of a clock in MHz.
 inline double bandwidth(double bytes, double gbs, double clock_mhz) { return gbs > 0 ? bytes / (gbs * 1e3) * clock_mhz : 0; }

@@ -11,6 +11,7 @@
 #include "gpuperf/arch/gpu_spec.hpp"
 #include "gpuperf/model/bounds.hpp"
 #include "gpuperf/model/imbalance.hpp"
+#include "gpuperf/model/memory.hpp"
 #include "gpuperf/model/occupancy.hpp"
 #include "gpuperf/model/round.hpp"
 #include "gpuperf/model/stalls.hpp"
@@ -26,7 +27,8 @@ struct WarpAverages {
   std::map<std::string, bool> unit_sm_scope;
 };
 
-inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& stall, double tw) {
+inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& stall, double tw,
+                                  double partial_cost) {
   const Kernel& k = *an.kernel;
   WarpAverages w;
   for (std::size_t oi = 0; oi < an.order.size(); ++oi) {
@@ -40,7 +42,8 @@ inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<In
     w.unit_sm_scope[d.op_class] = d.sm_scope;
     const auto& s = k.program[i];
     if (s.space == MemSpace::shared) w.shared_wf += an.pcs[i].wavefronts / tw;
-    else if (s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic) w.l1_wf += an.pcs[i].wavefronts / tw;
+    else if (s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic)
+      w.l1_wf += global_l1_wavefronts(an.pcs[i].wavefronts, an.pcs[i].partial_store_lines, partial_cost) / tw;
   }
   return w;
 }
@@ -95,7 +98,7 @@ inline RoundResult bounds_round(const RoundModel& rm, const GpuSpec& g, const Oc
   std::vector<double> stall;
   std::vector<bool> on_mem;
   detail::static_stalls(an, *rm.desc, rm.latency, stall, on_mem);
-  detail::WarpAverages w = detail::warp_averages(an, *rm.desc, stall, tw);
+  detail::WarpAverages w = detail::warp_averages(an, *rm.desc, stall, tw, store_partial_line_wavefronts(a));
   r.bounds.issue = bound::issue(per_sp, w.instrs);
   for (auto& [cls, busy] : w.unit_busy) {
     // An SM-wide unit serves every warp of the SM, a sub-partition's unit only its own.

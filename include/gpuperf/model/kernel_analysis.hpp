@@ -17,7 +17,9 @@ struct PcStats {
   double requests = 0;          // memory requests (= warp executions of a memory op with active lanes)
   double sectors = 0;           // global: 32 B sectors requested
   double lines = 0;
-  double wavefronts = 0;        // shared: bank passes; global: L1 wavefronts
+  double wavefronts = 0;        // shared: bank passes; global: L1 wavefronts (lines)
+  // Stores that write their sectors only in part (byte-masked writes to L2): their sectors and lines.
+  double partial_store_sectors = 0, partial_store_lines = 0;
   // Reuse profiles (global memory ops with addresses only).
   std::uint64_t l1_hist[ReuseProfiler::kBuckets] = {0};
   std::uint64_t l2_hist[ReuseProfiler::kBuckets] = {0};
@@ -56,6 +58,7 @@ struct KernelAnalysis {
   bool has_addresses = false;
   bool dynamic = false;
   std::vector<std::uint8_t> dyn_wavefronts; // per dynamic instruction (simulation MIO cost)
+  std::vector<std::uint8_t> dyn_partial_lines;  // per dynamic store: lines written in part; empty when there are none
   AtomicProfile atomics;
   // CTAs available for simulation: each a list of warp indices into kernel->warps.
   std::vector<std::vector<std::uint32_t>> ctas;

@@ -42,6 +42,18 @@ inline Coalesced coalesce(const std::uint64_t* addr, unsigned n, unsigned width,
   return c;
 }
 
+// Whether a store request writes its sectors only in part (fewer bytes than they hold, on
+// average over the request): L1 then hands each of its lines to L2 as a byte-masked write.
+inline bool partial_store(double sectors, double bytes) { return bytes < 32.0 * sectors; }
+
+// L1 wavefronts of a global request: one per 128 B line it touches (calibrate group lsu:
+// requests over 1, 4, 8 and 32 lines take a cycle per line, loads, hits, misses and reductions
+// alike); a store's partly written lines hold the SM's path to L2 `partial_cost` wavefronts
+// each (measured: 2 on H100).
+inline double global_l1_wavefronts(double lines, double partial_lines, double partial_cost) {
+  return std::max(lines, partial_cost * partial_lines);
+}
+
 // The largest number of distinct words that map to one bank (1 for no words). Most requests
 // are conflict-free (consecutive words, broadcasts): one pass that finds every bank holding at
 // most one distinct word answers without sorting; a conflict sorts, as it always did.

@@ -116,6 +116,8 @@ struct Roofline {
 struct MemoryStats {
   double global_load_requests = 0, global_store_requests = 0, atomic_requests = 0;
   double global_load_sectors = 0, global_store_sectors = 0;
+  // Stores that write their sectors only in part: their sectors and lines (byte-masked writes to L2).
+  double global_store_partial_sectors = 0, global_store_partial_lines = 0;
   double shared_requests = 0, shared_wavefronts = 0;
   double l1_hit_rate = 0, l2_hit_rate = 0;
   bool hit_rates_assumed = false;            // no addresses in the input

@@ -12,6 +12,8 @@
 
 #include "gpuperf/arch/gpu_spec.hpp"
 #include "gpuperf/model/assumptions.hpp"
+#include "gpuperf/model/bounds.hpp"
+#include "gpuperf/model/memory.hpp"
 #include "gpuperf/model/round.hpp"
 
 namespace gpuperf {
@@ -112,6 +114,7 @@ class SmSimulator {
     place_warps(ctas);
     smsp_free_.assign(static_cast<std::size_t>(S_), 0);
     mio_.rate = a.memory.count("l1_wavefronts_per_cycle") ? a.mem("l1_wavefronts_per_cycle") : 1;
+    partial_cost_ = store_partial_line_wavefronts(a);
     bar_.latency = a.classes.count("barrier") && a.classes.at("barrier").present && !a.classes.at("barrier").unsupported
                        ? a.classes.at("barrier").latency.value : assume::default_barrier_cycles;
   }
@@ -215,6 +218,7 @@ class SmSimulator {
     bool is_mem = s.space != MemSpace::none && s.space != MemSpace::constant;
     if (is_mem && d.active_mask) {
       double wf = an_.dyn_wavefronts.empty() ? 1 : std::max<double>(1, an_.dyn_wavefronts[w.pos]);
+      if (!an_.dyn_partial_lines.empty()) wf = global_l1_wavefronts(wf, an_.dyn_partial_lines[w.pos], partial_cost_);
       st.mio += mio_.enqueue(t, wf) - t;
       completion = mio_.free + rm_.latency[si];
     }
@@ -279,6 +283,7 @@ class SmSimulator {
   std::vector<double> smsp_free_;        // each sub-partition issues one instruction per cycle
   UnitTimers units_;
   MioQueue mio_;
+  double partial_cost_ = 1;  // L1 wavefronts per partly written store line
   CtaBarriers bar_;
   std::size_t live_ = 0;
   double end_time_ = 0, instrs_ = 0;

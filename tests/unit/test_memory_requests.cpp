@@ -1,0 +1,144 @@
+// Global requests in the L1: wavefronts per line touched, partly written store sectors, and
+// the L2's rate for their byte-masked writes (measured by calibrate/microbench.cu group lsu).
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gpuperf/gpuperf.hpp"
+
+using namespace gpuperf;
+
+namespace {
+
+std::shared_ptr<const Tables> shipped_tables() {
+  static auto t = Tables::load_default();
+  return t;
+}
+
+// One warp of 32 lanes: a load over 32 lines (one 4 B word in each), a 4 B store over the same
+// 32 lines, and a coalesced 4 B store (one line, four whole sectors); `reps` times each.
+std::string scattered_trace(int reps) {
+  std::ostringstream t;
+  t << "-kernel name = scattered\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n"
+       "#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses] immediate\n\n"
+       "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = "
+    << 3 * reps + 1 << "\n";
+  auto lanes = [](std::uint64_t base, std::uint64_t stride) {
+    std::string s;
+    char a[32];
+    for (int l = 0; l < 32; ++l) {
+      std::snprintf(a, sizeof a, " 0x%llx", static_cast<unsigned long long>(base + stride * l));
+      s += a;
+    }
+    return s;
+  };
+  for (int r = 0; r < reps; ++r) {
+    const std::uint64_t base = 0x100000 + 0x10000ull * r;
+    t << "0010 ffffffff 1 R4 LDG.E 1 R2 4 0" << lanes(base, 128) << " 0\n";
+    t << "0020 ffffffff 0 STG.E 2 R2 R4 4 0" << lanes(base + 0x8000000, 128) << " 0\n";
+    t << "0030 ffffffff 0 STG.E 2 R2 R4 4 1 0x" << std::hex << base + 0x9000000 << std::dec << " 4 0\n";
+  }
+  t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
+  return t.str();
+}
+
+Kernel load_scattered(int reps) {
+  namespace fs = std::filesystem;
+  const fs::path f = fs::temp_directory_path() / "gpuperf_test_scattered.traceg";
+  { std::ofstream(f) << scattered_trace(reps); }
+  Application app = load(f.string());
+  fs::remove(f);
+  REQUIRE(app.kernels.size() == 1);
+  return app.kernels[0];
+}
+
+}  // namespace
+
+TEST_CASE("L1 wavefronts: one per line a global request touches; a partly written store line costs more") {
+  CHECK(partial_store(32, 32 * 4));         // 4 B in each of 32 sectors
+  CHECK_FALSE(partial_store(4, 32 * 4));    // 128 B over 4 sectors: all whole
+  CHECK_FALSE(partial_store(8, 32 * 8));    // 8 B lanes, coalesced
+  CHECK(partial_store(16, 32 * 4));         // every fourth word (one of four scalar stores of a float4)
+  CHECK(global_l1_wavefronts(32, 0, 2.0) == 32);
+  CHECK(global_l1_wavefronts(32, 32, 2.0) == 64);
+  CHECK(global_l1_wavefronts(1, 0, 2.0) == 1);
+}
+
+TEST_CASE("L2 transfer: byte-masked store lines at their measured rate, the rest at the bandwidth") {
+  // 1 GB at 1000 GB/s on a 1000 MHz clock: 1e6 cycles.
+  CHECK(bound::l2_transfer(1e9, 0, 0, 28, 1000, 1000) == doctest::Approx(1e6));
+  // Not measured: partly written sectors go with the rest.
+  CHECK(bound::l2_transfer(1e9, 1e6, 5e5, 0, 1000, 1000) == doctest::Approx(1e6));
+  // 1e6 of the sectors (32 MB) are partly written, in 5e5 lines at 20 per cycle: 2.5e4 cycles;
+  // the rest at the bandwidth.
+  CHECK(bound::l2_transfer(1e9, 1e6, 5e5, 20, 1000, 1000) == doctest::Approx((1e9 - 32e6) / 1e3 + 2.5e4));
+}
+
+TEST_CASE("a scattered request costs a wavefront per line, not per four sectors (trace addresses)") {
+  auto kp = std::make_shared<const Kernel>(load_scattered(4));
+  const KernelAnalysis an = analyze(kp);
+  const auto& prog = kp->program;
+  for (std::size_t i = 0; i < prog.size(); ++i) {
+    const auto& p = an.pcs[i];
+    INFO(prog[i].opcode << " at 0x" << std::hex << prog[i].pc);
+    if (prog[i].pc == 0x10) {  // the load over 32 lines: 32 wavefronts each (4 B per line: 8 before)
+      CHECK(p.sectors == 4 * 32);
+      CHECK(p.wavefronts == 4 * 32);
+      CHECK(p.partial_store_lines == 0);
+    } else if (prog[i].pc == 0x20) {  // the scattered store: 32 partly written lines each
+      CHECK(p.wavefronts == 4 * 32);
+      CHECK(p.partial_store_sectors == 4 * 32);
+      CHECK(p.partial_store_lines == 4 * 32);
+    } else if (prog[i].pc == 0x30) {  // the coalesced store: one line of four whole sectors
+      CHECK(p.sectors == 4 * 4);
+      CHECK(p.wavefronts == 4);
+      CHECK(p.partial_store_lines == 0);
+    }
+  }
+  // The report carries the partial sectors; the SM's L1 bound holds the store's doubled cost.
+  auto g = GpuSpec::from_catalog(shipped_tables(), "h100");
+  auto r = Predictor(kp).predict(g);
+  CHECK(r.memory.global_store_partial_sectors == 4 * 32);
+  CHECK(r.memory.global_store_partial_lines == 4 * 32);
+  const double partial_cost = store_partial_line_wavefronts(g.arch_table());
+  CHECK(partial_cost == doctest::Approx(2.02));
+  const double wavefronts = 4 * (32 + 32 * partial_cost + 1);
+  CHECK(r.bounds.l1 == doctest::Approx(wavefronts / g.arch_table().mem("l1_wavefronts_per_cycle")).epsilon(0.01));
+}
+
+TEST_CASE("counts-only input: ncu's L1 tag requests are the lines a global request touches") {
+  auto k = std::make_shared<Kernel>();
+  k->format = SourceFormat::ncu_csv;
+  k->launch.name = "tag_requests";
+  k->launch.id = 1;
+  k->launch.block.x = 32;
+  k->launch.grid.x = 1;
+  k->launch.registers_per_thread = 16;
+  k->launch.sm_version = 90;
+  StaticInstr ld = sass::static_instr_from_text(0x10, "LDG.E R4, desc[UR4][R2.64]");
+  ld.counts_known = true;
+  ld.warp_executed = 100;
+  ld.thread_executed = 3200;
+  ld.global_sectors = 3200;       // a sector per lane
+  ld.l1_tag_requests = 3200;      // in a line of its own
+  StaticInstr st = sass::static_instr_from_text(0x20, "STG.E desc[UR4][R2.64], R4");
+  st.counts_known = true;
+  st.warp_executed = 100;
+  st.thread_executed = 3200;
+  st.global_sectors = 3200;
+  StaticInstr ex = sass::static_instr_from_text(0x30, "EXIT");
+  ex.counts_known = true;
+  ex.warp_executed = 1;
+  ex.thread_executed = 32;
+  k->program = {ld, st, ex};
+  const KernelAnalysis an = analyze(k);
+  CHECK(an.pcs[0].wavefronts == 3200);              // from the tag requests (800 from the sectors alone)
+  CHECK(an.pcs[1].wavefronts == 800);               // no tag requests: the fewest lines 3200 sectors fill
+  CHECK(an.pcs[1].partial_store_sectors == 3200);   // 4 B per 32 B sector
+  CHECK(an.pcs[1].partial_store_lines == 800);
+}
