@@ -720,6 +720,10 @@ TEST_CASE("CTA dispatch: a grid of many one-warp CTAs takes the GPU's measured t
   const Curve* interval = h100.arch_table().curve("cta_dispatch_interval_cycles_vs_warps_per_cta");
   REQUIRE(interval != nullptr);
   CHECK(interval->at(1) == doctest::Approx(1.19).epsilon(0.01));  // measured on H100 and H200 (calibrate/results)
+  // The spec holds its own copy of the table's curve (what the prediction reads).
+  REQUIRE(h100.cta_dispatch_interval.has_value());
+  CHECK(h100.cta_dispatch_interval->x == interval->x);
+  CHECK(h100.cta_dispatch_interval->y == interval->y);
   auto r = Predictor(k).predict(h100);
   CHECK(r.bounds.cta_dispatch == doctest::Approx(262144 * interval->at(1)));
   CHECK(r.bottleneck == Bottleneck::cta_dispatch);
@@ -735,6 +739,7 @@ TEST_CASE("CTA dispatch: a grid of many one-warp CTAs takes the GPU's measured t
   CHECK(small.bounds.cta_dispatch == doctest::Approx(132 * interval->at(1)));
   // An architecture without the measurement has no such floor.
   auto v100 = GpuSpec::from_catalog(tables(), "v100");
+  CHECK_FALSE(v100.cta_dispatch_interval.has_value());
   CHECK(Predictor(k).predict(v100).bounds.cta_dispatch == 0);
 }
 
