@@ -589,26 +589,44 @@ TEST_CASE("bottleneck: the largest bound wins, ties as the report always broke t
   CHECK(classify_bottleneck(m, between, between, o, w, 0, h, h.launch_back_to_back_us).kind == Bottleneck::launch);
 }
 
-// A counts-only kernel (as Nsight Compute's source page gives it): `warps` warps each load and
-// store 128 B (4 sectors) once, with the profile's memory counters when `traffic` is given.
-static std::shared_ptr<Kernel> counted_copy(double warps, const ProfiledTraffic* traffic) {
+// One SASS line of a counts-only kernel: its text, the warps that run it and, for a BRA, its
+// target.
+struct CountedLine {
+  const char* text;
+  double count;
+  std::uint64_t branch_target = 0;
+};
+
+// A counts-only sm_90 kernel (as Nsight Compute's source page gives it) of grid_x CTAs of
+// block_x threads: line i at PC 16 i, its warps full (block_x lanes in a CTA smaller than a warp).
+static std::shared_ptr<Kernel> counted_kernel(const char* name, std::uint32_t block_x, std::uint32_t grid_x, std::uint32_t registers,
+                                              const std::vector<CountedLine>& body) {
   auto k = std::make_shared<Kernel>();
   k->format = SourceFormat::ncu_csv;
-  k->launch.name = "copy";
+  k->launch.name = name;
   k->launch.id = 1;
-  k->launch.block.x = 256;
-  k->launch.grid.x = static_cast<std::uint32_t>(warps / 8);
-  k->launch.registers_per_thread = 16;
+  k->launch.block.x = block_x;
+  k->launch.grid.x = grid_x;
+  k->launch.registers_per_thread = registers;
   k->launch.sm_version = 90;
-  const char* text[] = {"LDG.E R2, [R4.64]", "STG.E [R6.64], R2", "EXIT"};
-  for (std::uint64_t i = 0; i < 3; ++i) {
-    StaticInstr s = sass::static_instr_from_text(16 * i, text[i]);
+  for (std::uint64_t i = 0; i < body.size(); ++i) {
+    StaticInstr s = sass::static_instr_from_text(16 * i, body[i].text);
     s.counts_known = true;
-    s.warp_executed = static_cast<std::uint64_t>(warps);
-    s.thread_executed = static_cast<std::uint64_t>(warps * 32);
-    if (s.space == MemSpace::global) s.global_sectors = static_cast<std::uint64_t>(warps * 4);
+    s.warp_executed = static_cast<std::uint64_t>(body[i].count);
+    s.thread_executed = std::min<std::uint64_t>(32, block_x) * s.warp_executed;
+    if (s.opcode == "BRA") s.branch_target = body[i].branch_target;
     k->program.push_back(s);
   }
+  return k;
+}
+
+// A counts-only kernel: `warps` warps each load and store 128 B (4 sectors) once, with the
+// profile's memory counters when `traffic` is given.
+static std::shared_ptr<Kernel> counted_copy(double warps, const ProfiledTraffic* traffic) {
+  auto k = counted_kernel("copy", 256, static_cast<std::uint32_t>(warps / 8), 16,
+                          {{"LDG.E R2, [R4.64]", warps}, {"STG.E [R6.64], R2", warps}, {"EXIT", warps}});
+  for (auto& s : k->program)
+    if (s.space == MemSpace::global) s.global_sectors = static_cast<std::uint64_t>(warps * 4);
   if (traffic) k->profiled_traffic = *traffic;
   return k;
 }
@@ -652,27 +670,11 @@ TEST_CASE("counts-only input: hit rates and DRAM traffic come from the profile's
 }
 
 TEST_CASE("work imbalance: a loop one warp of 8192 runs is that warp's dependent path, not spread over the grid") {
-  auto k = std::make_shared<Kernel>();
-  k->format = SourceFormat::ncu_csv;
-  k->launch.name = "one_warp_loop";
-  k->launch.id = 1;
-  k->launch.block.x = 256;
-  k->launch.grid.x = 1024;  // 8192 warps
-  k->launch.registers_per_thread = 16;
-  k->launch.sm_version = 90;
   const double warps = 8192, iters = 10000;
-  struct Line { const char* text; double count; };
-  const Line body[] = {{"S2R R0, SR_TID.X", warps},  {"ISETP.NE.AND P0, PT, R0, RZ, PT", warps}, {"@P0 EXIT", warps},
-                       {"MOV R2, RZ", 1},            {"FFMA R2, R2, R2, R2", iters},              {"ISETP.NE.AND P1, PT, R2, RZ, PT", iters},
-                       {"@P1 BRA 0x40", iters},      {"EXIT", 1}};
-  for (std::uint64_t i = 0; i < std::size(body); ++i) {
-    StaticInstr s = sass::static_instr_from_text(16 * i, body[i].text);
-    s.counts_known = true;
-    s.warp_executed = static_cast<std::uint64_t>(body[i].count);
-    s.thread_executed = 32 * s.warp_executed;
-    if (s.opcode == "BRA") s.branch_target = 0x40;
-    k->program.push_back(s);
-  }
+  auto k = counted_kernel("one_warp_loop", 256, 1024 /* 8192 warps */, 16,
+                          {{"S2R R0, SR_TID.X", warps},  {"ISETP.NE.AND P0, PT, R0, RZ, PT", warps}, {"@P0 EXIT", warps},
+                           {"MOV R2, RZ", 1},            {"FFMA R2, R2, R2, R2", iters},              {"ISETP.NE.AND P1, PT, R2, RZ, PT", iters},
+                           {"@P1 BRA 0x40", iters, 0x40}, {"EXIT", 1}});
   auto h100 = GpuSpec::from_catalog(tables(), "h100");
   auto r = Predictor(k).predict(h100);
   const double ffma = Predictor(k).descriptors(h100)->at(4).latency;
@@ -712,27 +714,16 @@ TEST_CASE("counts-only input with profiled rates: a load spread over 8 lines wai
 
 TEST_CASE("CTA dispatch: a grid of many one-warp CTAs takes the GPU's measured time to start them") {
   // Gaussian elimination's Fan2 in miniature: 262144 CTAs of 16 threads, a few instructions each.
-  auto k = std::make_shared<Kernel>();
-  k->format = SourceFormat::ncu_csv;
-  k->launch.name = "many_tiny_ctas";
-  k->launch.id = 1;
-  k->launch.block.x = 16;
-  k->launch.grid.x = 262144;
-  k->launch.registers_per_thread = 16;
-  k->launch.sm_version = 90;
   const double warps = 262144;
-  const char* body[] = {"S2R R0, SR_TID.X", "IADD3 R1, R0, 0x1, RZ", "EXIT"};
-  for (std::uint64_t i = 0; i < std::size(body); ++i) {
-    StaticInstr s = sass::static_instr_from_text(16 * i, body[i]);
-    s.counts_known = true;
-    s.warp_executed = static_cast<std::uint64_t>(warps);
-    s.thread_executed = 16 * s.warp_executed;
-    k->program.push_back(s);
-  }
+  auto k = counted_kernel("many_tiny_ctas", 16, 262144, 16, {{"S2R R0, SR_TID.X", warps}, {"IADD3 R1, R0, 0x1, RZ", warps}, {"EXIT", warps}});
   auto h100 = GpuSpec::from_catalog(tables(), "h100");
   const Curve* interval = h100.arch_table().curve("cta_dispatch_interval_cycles_vs_warps_per_cta");
   REQUIRE(interval != nullptr);
   CHECK(interval->at(1) == doctest::Approx(1.19).epsilon(0.01));  // measured on H100 and H200 (calibrate/results)
+  // The spec holds its own copy of the table's curve (what the prediction reads).
+  REQUIRE(h100.cta_dispatch_interval.has_value());
+  CHECK(h100.cta_dispatch_interval->x == interval->x);
+  CHECK(h100.cta_dispatch_interval->y == interval->y);
   auto r = Predictor(k).predict(h100);
   CHECK(r.bounds.cta_dispatch == doctest::Approx(262144 * interval->at(1)));
   CHECK(r.bottleneck == Bottleneck::cta_dispatch);
@@ -748,6 +739,7 @@ TEST_CASE("CTA dispatch: a grid of many one-warp CTAs takes the GPU's measured t
   CHECK(small.bounds.cta_dispatch == doctest::Approx(132 * interval->at(1)));
   // An architecture without the measurement has no such floor.
   auto v100 = GpuSpec::from_catalog(tables(), "v100");
+  CHECK_FALSE(v100.cta_dispatch_interval.has_value());
   CHECK(Predictor(k).predict(v100).bounds.cta_dispatch == 0);
 }
 
@@ -757,28 +749,12 @@ TEST_CASE("work imbalance: a backward branch from a far block does not make the 
   // holds the main path, which runs far more often than the target: not a natural loop, and
   // the one warp before it says nothing about the warps running it (it once made a 63 us scan
   // 34 ms long).
-  auto k = std::make_shared<Kernel>();
-  k->format = SourceFormat::ncu_csv;
-  k->launch.name = "fallback_branch";
-  k->launch.id = 1;
-  k->launch.block.x = 128;
-  k->launch.grid.x = 8739;
-  k->launch.registers_per_thread = 32;
-  k->launch.sm_version = 90;
   const double warps = 8739.0 * 4;
-  struct Line { const char* text; double count; };
-  const Line body[] = {{"S2R R0, SR_TID.X", warps},         {"ISETP.NE.AND P0, PT, R0, RZ, PT", warps}, {"@P0 BRA 0x60", warps},
-                       {"MOV R2, RZ", 1},                   {"FFMA R2, R2, R2, R2", 1},                 {"FFMA R3, R2, R2, R2", 1},
-                       {"FFMA R4, R0, R0, R0", warps * 40}, {"ISETP.NE.AND P1, PT, R4, RZ, PT", warps}, {"@P1 BRA 0x40", 1},
-                       {"EXIT", warps}};
-  for (std::uint64_t i = 0; i < std::size(body); ++i) {
-    StaticInstr s = sass::static_instr_from_text(16 * i, body[i].text);
-    s.counts_known = true;
-    s.warp_executed = static_cast<std::uint64_t>(body[i].count);
-    s.thread_executed = 32 * s.warp_executed;
-    if (s.opcode == "BRA") s.branch_target = i == 2 ? 0x60 : 0x40;
-    k->program.push_back(s);
-  }
+  auto k = counted_kernel("fallback_branch", 128, 8739, 32,
+                          {{"S2R R0, SR_TID.X", warps},         {"ISETP.NE.AND P0, PT, R0, RZ, PT", warps}, {"@P0 BRA 0x60", warps, 0x60},
+                           {"MOV R2, RZ", 1},                   {"FFMA R2, R2, R2, R2", 1},                 {"FFMA R3, R2, R2, R2", 1},
+                           {"FFMA R4, R0, R0, R0", warps * 40}, {"ISETP.NE.AND P1, PT, R4, RZ, PT", warps}, {"@P1 BRA 0x40", 1, 0x40},
+                           {"EXIT", warps}});
   auto h100 = GpuSpec::from_catalog(tables(), "h100");
   auto r = Predictor(k).predict(h100);
   CHECK(r.bounds.busiest_warp == 0);

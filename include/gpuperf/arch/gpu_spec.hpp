@@ -64,6 +64,10 @@ struct GpuSpec {
   // fitted, perfect overlap (the largest).
   double overlap_exponent_simulation = 0, overlap_exponent_bounds = 0;
   CalibratedIntervals intervals;
+  // SM cycles per CTA the GPU takes to start a grid's CTAs, over warps per CTA (the arch
+  // table's measured curve), resolved once here rather than by name on every prediction; a
+  // copy, so it stays valid in copies of the spec; empty where the table has no measurement.
+  std::optional<Curve> cta_dispatch_interval;
 
   static std::string fmt(double d) {
     char b[32];
@@ -107,6 +111,7 @@ struct GpuSpec {
     };
     s.intervals = {interval("simulation", "duration"), interval("bounds", "duration"), interval("simulation", "back_to_back"),
                    interval("bounds", "back_to_back")};
+    if (const Curve* c = a.curve("cta_dispatch_interval_cycles_vs_warps_per_cta")) s.cta_dispatch_interval = *c;
     return s;
   }
 

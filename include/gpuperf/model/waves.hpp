@@ -45,8 +45,7 @@ inline Bounds kernel_scale(Bounds b, double sm_cycles, double round_cycles) {
 // The grid's CTAs started at the GPU's measured dispatch rate (0 where the architecture's table
 // has no measurement of it).
 inline double cta_dispatch_cycles(const GpuSpec& g, double grid_ctas, double warps_per_cta) {
-  const Curve* interval = g.arch_table().curve("cta_dispatch_interval_cycles_vs_warps_per_cta");
-  return interval ? bound::cta_dispatch(grid_ctas, interval->at(warps_per_cta)) : 0;
+  return g.cta_dispatch_interval ? bound::cta_dispatch(grid_ctas, g.cta_dispatch_interval->at(warps_per_cta)) : 0;
 }
 
 // The busiest SM's time is never below its own issue and functional-unit bounds, nor below the

@@ -55,17 +55,18 @@ struct Cursor {
     throw ParseError(file ? *file : std::string("<input>"), line_no, static_cast<std::uint32_t>(at + 1),
                      "expected " + expected + ", found " + (binary ? "binary data" : "'" + found + "'"));
   }
+  // One hexadecimal token at q (an optional 0x, then 1..16 digits, ending at a blank or at e):
+  // its value and the byte after it; end is nullptr when the token does not parse cleanly.
   // Hot path of trace parsing (addresses, PCs, masks; a mode-0 memory line holds 32
-  // addresses). Local pointers, not the member `pos`: stores through a char pointer could
-  // alias it, which kept the loop reloading and storing pos for every digit. (An 8-bytes-
-  // at-a-time version measured slower: trace tokens have steady lengths, so this loop's
-  // branches predict well.)
-  std::uint64_t hex() {
-    const char* const b = line.data();
-    const char* const e = b + line.size();
-    const char* q = b + pos;
-    while (q < e && (*q == ' ' || *q == '\t')) ++q;
-    const char* const s = q;
+  // addresses), shared by hex() and hex_list(). Pointers, not the member `pos`: stores through
+  // a char pointer could alias it, which kept the loop reloading and storing pos for every
+  // digit. (An 8-bytes-at-a-time version measured slower: trace tokens have steady lengths,
+  // so this loop's branches predict well.)
+  struct HexToken {
+    std::uint64_t value;
+    const char* end;
+  };
+  static HexToken scan_hex(const char* q, const char* const e) {
     if (e - q > 1 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) q += 2;
     const char* const first = q;
     std::uint64_t v = 0;
@@ -74,35 +75,40 @@ struct Cursor {
       v = (v << 4) | d;
       ++q;
     }
-    const std::size_t digits = static_cast<std::size_t>(q - first);
-    if (digits == 0 || digits > 16 || (q < e && *q != ' ' && *q != '\t')) fail("a hexadecimal number", static_cast<std::size_t>(s - b));
-    pos = static_cast<std::size_t>(q - b);
-    return v;
+    if (q == first || q - first > 16 || (q < e && *q != ' ' && *q != '\t')) return {v, nullptr};
+    return {v, q};
   }
-  // n hexadecimal numbers (a mode-0 memory line's 32 addresses) into out: hex()'s loop inlined
-  // into one over the list, the cursor's members loaded and stored once, not per token (a
-  // call per address was half the cost of a token). A token that does not parse cleanly is
-  // scanned again by hex(), which words the error.
+  static const char* skip_blanks(const char* q, const char* const e) {
+    while (q < e && (*q == ' ' || *q == '\t')) ++q;
+    return q;
+  }
+  std::uint64_t hex() {
+    const char* const b = line.data();
+    const char* const e = b + line.size();
+    const char* const s = skip_blanks(b + pos, e);
+    const HexToken t = scan_hex(s, e);
+    if (!t.end) fail("a hexadecimal number", static_cast<std::size_t>(s - b));
+    pos = static_cast<std::size_t>(t.end - b);
+    return t.value;
+  }
+  // n hexadecimal numbers (a mode-0 memory line's 32 addresses) into out, the cursor's members
+  // loaded and stored once, not per token (a call of hex() per address was half the cost of a
+  // token). A token that does not parse cleanly is scanned again by hex(), which words the error.
   void hex_list(unsigned n, std::uint64_t* out) {
     const char* const b = line.data();
     const char* const e = b + line.size();
     const char* q = b + pos;
     for (unsigned i = 0; i < n; ++i) {
-      while (q < e && (*q == ' ' || *q == '\t')) ++q;
-      const char* const s = q;
-      if (e - q > 1 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) q += 2;
-      const char* const first = q;
-      std::uint64_t v = 0;
-      unsigned d;
-      while (q < e && (d = kHexDigit.v[static_cast<unsigned char>(*q)]) <= 15) {
-        v = (v << 4) | d;
-        ++q;
+      q = skip_blanks(q, e);
+      const HexToken t = scan_hex(q, e);
+      if (!t.end) {  // hex() scans it again and throws
+        pos = static_cast<std::size_t>(q - b);
+        out[i] = hex();
+        q = b + pos;
+        continue;
       }
-      if (q == first || q - first > 16 || (q < e && *q != ' ' && *q != '\t')) {
-        pos = static_cast<std::size_t>(s - b);
-        hex();  // throws
-      }
-      out[i] = v;
+      out[i] = t.value;
+      q = t.end;
     }
     pos = static_cast<std::size_t>(q - b);
   }
