@@ -28,9 +28,11 @@ def test_per_gpu_table_is_derived_from_committed_results(slug, tmp_path):
 def test_every_timed_kernel_has_a_sass_check_that_passes_on_the_committed_listing(slug):
     r = json.load(open(RESULTS / f"{slug}.results.json"))
     checks = rc.check_sass(rc.read_sass_listing(str(RESULTS / f"{slug}.sass.txt.xz")))
-    assert {x["kernel"] for x in r["results"]} <= set(checks)
-    assert [k for k, c in checks.items() if not c["ok"]] == []
-    assert checks == r["sass_checks"]
+    ran = {x["kernel"] for x in r["results"]}
+    assert ran <= set(checks)
+    # Checks of the kernels this GPU ran (a group added later, e.g. lsu, may not have run on every GPU).
+    assert [k for k in ran if not checks[k]["ok"]] == []
+    assert {k: checks[k] for k in ran} == {k: r["sass_checks"][k] for k in ran}
     assert all(x["sass_ok"] for x in r["results"])
 
 
