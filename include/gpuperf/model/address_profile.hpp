@@ -140,8 +140,8 @@ inline void address_counts(const Kernel& k, KernelAnalysis& a, SectorCache* cach
       wavefronts[d.static_index] += wf;
       a.dyn_wavefronts[di] = static_cast<std::uint8_t>(std::min(255u, wf));
       if (s.mem_op == MemOp::store && partial_store(c.sectors, double(d.addr_count) * w)) {
-        if (a.dyn_partial_lines.empty()) a.dyn_partial_lines.assign(k.dyn.size(), 0);
-        a.dyn_partial_lines[di] = static_cast<std::uint8_t>(std::min(255u, c.lines));
+        if (a.dyn_partial_store.empty()) a.dyn_partial_store.assign(k.dyn.size(), false);
+        a.dyn_partial_store[di] = true;
         partial_sectors[d.static_index] += c.sectors;
         partial_lines[d.static_index] += c.lines;
       }

@@ -57,16 +57,15 @@ inline double sm_and_memory(double sm_rounds, double throughput, double dram, do
   if (!(p > 0) || std::isinf(p)) return std::max({sm_rounds, dram, l2});
   return std::max(sm_rounds, overlap(throughput, std::max(dram, l2), p));
 }
+// Bytes over a bandwidth in GB/s, in cycles of a clock in MHz.
+inline double bandwidth(double bytes, double gbs, double clock_mhz) { return gbs > 0 ? bytes / (gbs * 1e3) * clock_mhz : 0; }
 // The L2's time: its bytes at its bandwidth, except the byte-masked writes of partly written
 // store lines, which go at their own measured rate (lines per cycle; 0: not measured, their
 // sectors at the bandwidth with the rest).
 inline double l2_transfer(double l2_bytes, double partial_sectors, double partial_lines, double partial_rate, double gbs, double clock_mhz) {
-  if (!(partial_rate > 0)) return gbs > 0 ? l2_bytes / (gbs * 1e3) * clock_mhz : 0;
-  const double rest = std::max(0.0, l2_bytes - 32.0 * partial_sectors);
-  return (gbs > 0 ? rest / (gbs * 1e3) * clock_mhz : 0) + partial_lines / partial_rate;
+  if (!(partial_rate > 0)) return bandwidth(l2_bytes, gbs, clock_mhz);
+  return bandwidth(std::max(0.0, l2_bytes - 32.0 * partial_sectors), gbs, clock_mhz) + partial_lines / partial_rate;
 }
-// Bytes over a bandwidth in GB/s, in cycles of a clock in MHz.
-inline double bandwidth(double bytes, double gbs, double clock_mhz) { return gbs > 0 ? bytes / (gbs * 1e3) * clock_mhz : 0; }
 // Rounds of resident CTAs on the busiest SM: full rounds and the CTAs of the last one.
 inline void rounds(double grid, int sms, int per_sm, double& ctas_on_busiest, double& full, double& tail) {
   ctas_on_busiest = std::ceil(grid / std::max(1, sms));

@@ -58,7 +58,7 @@ struct KernelAnalysis {
   bool has_addresses = false;
   bool dynamic = false;
   std::vector<std::uint8_t> dyn_wavefronts; // per dynamic instruction (simulation MIO cost)
-  std::vector<std::uint8_t> dyn_partial_lines;  // per dynamic store: lines written in part; empty when there are none
+  std::vector<bool> dyn_partial_store;  // per dynamic instruction: a store writing its lines in part; empty when there are none
   AtomicProfile atomics;
   // CTAs available for simulation: each a list of warp indices into kernel->warps.
   std::vector<std::vector<std::uint32_t>> ctas;

@@ -218,7 +218,7 @@ class SmSimulator {
     bool is_mem = s.space != MemSpace::none && s.space != MemSpace::constant;
     if (is_mem && d.active_mask) {
       double wf = an_.dyn_wavefronts.empty() ? 1 : std::max<double>(1, an_.dyn_wavefronts[w.pos]);
-      if (!an_.dyn_partial_lines.empty()) wf = global_l1_wavefronts(wf, an_.dyn_partial_lines[w.pos], partial_cost_);
+      if (!an_.dyn_partial_store.empty() && an_.dyn_partial_store[w.pos]) wf = global_l1_wavefronts(wf, wf, partial_cost_);
       st.mio += mio_.enqueue(t, wf) - t;
       completion = mio_.free + rm_.latency[si];
     }

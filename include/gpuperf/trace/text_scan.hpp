@@ -101,11 +101,9 @@ struct Cursor {
     for (unsigned i = 0; i < n; ++i) {
       q = skip_blanks(q, e);
       const HexToken t = scan_hex(q, e);
-      if (!t.end) {  // hex() scans it again and throws
+      if (!t.end) {
         pos = static_cast<std::size_t>(q - b);
-        out[i] = hex();
-        q = b + pos;
-        continue;
+        hex();  // the same token fails again there: hex() words the error and throws
       }
       out[i] = t.value;
       q = t.end;
