@@ -456,7 +456,7 @@ __global__ void atomic_rate(T* bins, unsigned k, int per_thread) {
 // `lines` 128 B lines (1, 4, 8 or 32), 32 / lines consecutive 4 B words in each, so the sectors
 // per request are max(4, lines) and requests of 1 and 4 lines move the same sectors. The lines
 // are spread over a footprint of 2^k lines by an odd multiplier (distinct lines within a
-// request, every L2 slice used). OP: 0 load through L1 (ld.ca), 1 load from L2 (ld.cg), 2 store,
+// request, every L2 slice used, the whole footprint touched whatever `lines` is). OP: 0 load through L1 (ld.ca), 1 load from L2 (ld.cg), 2 store,
 // 3 reduction (RED.ADD, result unused). Each warp issues `iters` x 4 independent requests.
 template <int OP>
 __global__ void lsu_rate(unsigned* buf, unsigned line_mask, unsigned lines, int iters, long long* cycles, unsigned* sink) {
@@ -470,7 +470,7 @@ __global__ void lsu_rate(unsigned* buf, unsigned line_mask, unsigned lines, int 
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
       const unsigned req = (warp * (unsigned)iters + (unsigned)it) * 4u + (unsigned)u;
-      const unsigned line = ((req * 32u + line_in_req) * 2654435761u) & line_mask;
+      const unsigned line = ((req * lines + line_in_req) * 2654435761u) & line_mask;
       unsigned* a = buf + (size_t)line * 32 + word_in_line;
       if (OP == 0) acc += __ldca(a);
       else if (OP == 1) acc += __ldcg(a);
