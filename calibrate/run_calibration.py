@@ -431,17 +431,31 @@ def to_table(results, meta, arch):
             note="one CTA resident per SM (dynamic shared memory fills it): SM cycles between one CTA's start and the next's, empty CTAs; "
                  "reference: the model adds no turnaround per round (tried, no gain on the validation corpus' train part)")
     # L1 request rates (group lsu): a store request over 32 lines, writing 4 B of each, holds the
-    # SM's L1 twice as long as a load over 32 lines (one cycle per line); across the GPU such
-    # byte-masked writes reach L2 at a rate far below its read rate.
+    # SM's L1 twice as long as a load over 32 lines (one cycle per line). Across the GPU, L2 takes
+    # stores one line-write at a time: 4, 8 or 32 lines per request, whole or partial sectors, all
+    # reach L2 at the same rate in lines, and stores of whole lines reach it at about half the read
+    # rate in sectors (reference only). Both are kept as fractions of the L2 read rate (bandwidth.l2_read) so they
+    # carry to GPUs of the arch with another L2 bandwidth.
     st32, ld32 = val("lsu.sm_cycles_per_request_st_lines32_w32"), val("lsu.sm_cycles_per_request_ld_l2_lines32_w32")
     if st32 is not None and ld32 is not None:
         put("memory", "store_partial_line_wavefronts", st32 / ld32,
             note=f"one SM, 32 warps: a 4 B store request over 32 lines takes {st32:g} cycles, a load over 32 lines {ld32:g} "
                  f"(one per line); per partly written line, in L1 wavefronts")
-    if val("lsu.gpu_sectors_per_cycle_st_lines32_l2") is not None:
-        put("memory", "l2_partial_store_lines_per_cycle", val("lsu.gpu_sectors_per_cycle_st_lines32_l2"),
-            note="every SM, 32 warps each, 4 B stores over 32 lines per request within 16 MiB (stays in L2): lines (one sector "
-                 f"each) per SM cycle for the whole GPU (loads of the same pattern: {val('lsu.gpu_sectors_per_cycle_ld_l2_lines32_l2') or 0:g})")
+    l2_read = val("bandwidth.l2_read")
+    l2_read_sectors = l2_read / clock_ghz / 32 if l2_read else None  # GB/s -> sectors per SM cycle
+    line_rates = [val(f"lsu.gpu_sectors_per_cycle_st_lines{n}_l2") for n in (4, 8, 32)]
+    if l2_read_sectors and all(x is not None for x in line_rates):
+        put("memory", "l2_store_line_rate_fraction", sum(line_rates) / len(line_rates) / l2_read_sectors,
+            note="every SM, 32 warps each, stores within 16 MiB (stays in L2) touching 4, 8 or 32 lines per request, one sector or "
+                 "less of each: " + ", ".join(f"{x:g}" for x in line_rates) + f" lines per SM cycle for the whole GPU, over the L2 "
+                 f"read rate of {l2_read_sectors:.1f} sectors per cycle")
+    full = val("lsu.gpu_sectors_per_cycle_st_lines1_l2")
+    if l2_read_sectors and full is not None:
+        put("memory", "l2_store_sector_rate_fraction", full / l2_read_sectors,
+            note=f"every SM, 32 warps each, stores of whole 128 B lines within 16 MiB (stays in L2): {full:g} sectors per SM cycle "
+                 f"for the whole GPU, over the L2 read rate of {l2_read_sectors:.1f} sectors per cycle; reference: the model takes "
+                 "store sectors at the read rate (applying this fraction made the validation corpus' train part worse, mean |log "
+                 "error| 0.1835 -> 0.1856, e.g. layernorm_forward_kernel0 whose profile has L2 at 70 % of its peak)")
     # DRAM latency under load (reference): below saturation a curve of latency vs the achieved
     # fraction of the theoretical peak; at saturation latency depends on the demand, not on the
     # utilization, so those points give the saturated utilization and its latency range.

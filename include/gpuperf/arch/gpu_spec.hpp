@@ -68,6 +68,10 @@ struct GpuSpec {
   // table's measured curve), resolved once here rather than by name on every prediction; a
   // copy, so it stays valid in copies of the spec; empty where the table has no measurement.
   std::optional<Curve> cta_dispatch_interval;
+  // L2 takes at most this fraction of its read rate in sectors (l2_bandwidth_gbs) as store
+  // line-writes, whatever part of a line each writes (the arch table's measurement, resolved once
+  // here; 0 where it has none: no line limit).
+  double l2_store_line_rate_fraction = 0;
 
   static std::string fmt(double d) {
     char b[32];
@@ -112,6 +116,7 @@ struct GpuSpec {
     s.intervals = {interval("simulation", "duration"), interval("bounds", "duration"), interval("simulation", "back_to_back"),
                    interval("bounds", "back_to_back")};
     if (const Curve* c = a.curve("cta_dispatch_interval_cycles_vs_warps_per_cta")) s.cta_dispatch_interval = *c;
+    if (a.memory.count("l2_store_line_rate_fraction")) s.l2_store_line_rate_fraction = a.mem("l2_store_line_rate_fraction");
     return s;
   }
 

@@ -59,12 +59,16 @@ inline double sm_and_memory(double sm_rounds, double throughput, double dram, do
 }
 // Bytes over a bandwidth in GB/s, in cycles of a clock in MHz.
 inline double bandwidth(double bytes, double gbs, double clock_mhz) { return gbs > 0 ? bytes / (gbs * 1e3) * clock_mhz : 0; }
-// The L2's time: its bytes at its bandwidth, except the byte-masked writes of partly written
-// store lines, which go at their own measured rate (lines per cycle; 0: not measured, their
-// sectors at the bandwidth with the rest).
-inline double l2_transfer(double l2_bytes, double partial_sectors, double partial_lines, double partial_rate, double gbs, double clock_mhz) {
-  if (!(partial_rate > 0)) return bandwidth(l2_bytes, gbs, clock_mhz);
-  return bandwidth(std::max(0.0, l2_bytes - 32.0 * partial_sectors), gbs, clock_mhz) + partial_lines / partial_rate;
+// The L2's time: its bytes at its bandwidth, except that L2 takes the stores' `store_sectors` as
+// line-writes, `store_lines` of them, at most `line_fraction` of its read rate in sectors (0: no
+// line limit), so stores scattered over many lines go at the line rate however few bytes each
+// writes. (Whole-line stores measured at half the read rate are not applied: the table's
+// l2_store_sector_rate_fraction says why.)
+inline double l2_transfer(double l2_bytes, double store_sectors, double store_lines, double line_fraction, double gbs, double clock_mhz) {
+  const double read_sectors_per_cycle = gbs > 0 && clock_mhz > 0 ? gbs * 1e3 / clock_mhz / 32.0 : 0;
+  if (!(read_sectors_per_cycle > 0)) return 0;
+  const double stores = std::max(store_sectors, line_fraction > 0 ? store_lines / line_fraction : 0.0) / read_sectors_per_cycle;
+  return bandwidth(std::max(0.0, l2_bytes - 32.0 * store_sectors), gbs, clock_mhz) + stores;
 }
 // Rounds of resident CTAs on the busiest SM: full rounds and the CTAs of the last one.
 inline void rounds(double grid, int sms, int per_sm, double& ctas_on_busiest, double& full, double& tail) {

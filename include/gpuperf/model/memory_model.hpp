@@ -179,6 +179,7 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
       } else if (s.mem_op == MemOp::store) {
         ms.global_store_requests += p.requests;
         ms.global_store_sectors += p.sectors;
+        ms.global_store_lines += p.lines;
         ms.global_store_partial_sectors += p.partial_store_sectors;
         ms.global_store_partial_lines += p.partial_store_lines;
         ms.dram_write_bytes += m.dram_sectors * assume::sector_bytes;
@@ -231,8 +232,7 @@ inline MemoryStats model_memory(const KernelAnalysis& an, const std::vector<Inst
 inline void add_memory_bounds(Bounds& b, const MemoryStats& ms, const AtomicProfile& at, const GpuSpec& g, double dram_gbs) {
   b.dram = bound::bandwidth(ms.dram_read_bytes + ms.dram_write_bytes, dram_gbs, g.sm_clock_mhz);
   const ArchTable& a = g.arch_table();
-  const double partial_rate = a.memory.count("l2_partial_store_lines_per_cycle") ? a.mem("l2_partial_store_lines_per_cycle") : 0;
-  b.l2 = bound::l2_transfer(ms.l2_bytes, ms.global_store_partial_sectors, ms.global_store_partial_lines, partial_rate, g.l2_bandwidth_gbs,
+  b.l2 = bound::l2_transfer(ms.l2_bytes, ms.global_store_sectors, ms.global_store_lines, g.l2_store_line_rate_fraction, g.l2_bandwidth_gbs,
                             g.sm_clock_mhz);
   if (const Curve* rate = a.curve("global_atomic_ops_per_cycle_vs_addresses"); rate && at.present())
     b.atomics = bound::atomics(at.ops_int, at.ops_float, at.effective_words, at.hot_updates, *rate, a.curve("global_atomic_f32_ops_per_cycle_vs_addresses"));

@@ -116,6 +116,7 @@ struct Roofline {
 struct MemoryStats {
   double global_load_requests = 0, global_store_requests = 0, atomic_requests = 0;
   double global_load_sectors = 0, global_store_sectors = 0;
+  double global_store_lines = 0;  // lines the store requests touch: L2 takes stores one line-write at a time
   // Stores that write their sectors only in part: their sectors and lines (byte-masked writes to L2).
   double global_store_partial_sectors = 0, global_store_partial_lines = 0;
   double shared_requests = 0, shared_wavefronts = 0;

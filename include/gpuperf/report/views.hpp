@@ -49,7 +49,7 @@ inline nlohmann::json to_json(const KernelReport& k) {
   const auto& m = k.memory;
   j["memory"] = {{"global_load_requests", m.global_load_requests}, {"global_store_requests", m.global_store_requests},
                  {"atomic_requests", m.atomic_requests}, {"global_load_sectors", m.global_load_sectors}, {"global_store_sectors", m.global_store_sectors},
-                 {"global_store_partial_sectors", m.global_store_partial_sectors}, {"global_store_partial_lines", m.global_store_partial_lines},
+                 {"global_store_lines", m.global_store_lines}, {"global_store_partial_sectors", m.global_store_partial_sectors}, {"global_store_partial_lines", m.global_store_partial_lines},
                  {"shared_requests", m.shared_requests}, {"shared_wavefronts", m.shared_wavefronts},
                  {"l1_hit_rate", m.l1_hit_rate}, {"l2_hit_rate", m.l2_hit_rate}, {"hit_rates_assumed", m.hit_rates_assumed},
                  {"hit_rates_profiled_on", m.rates_profiled_on}, {"hit_rate_basis", hit_rate_basis(m)}, {"dram_read_bytes", m.dram_read_bytes}, {"dram_write_bytes", m.dram_write_bytes},
