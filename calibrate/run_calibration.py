@@ -456,6 +456,17 @@ def to_table(results, meta, arch):
                  f"for the whole GPU, over the L2 read rate of {l2_read_sectors:.1f} sectors per cycle; reference: the model takes "
                  "store sectors at the read rate (applying this fraction made the validation corpus' train part worse, mean |log "
                  "error| 0.1835 -> 0.1856, e.g. layernorm_forward_kernel0 whose profile has L2 at 70 % of its peak)")
+    # Random sectors from DRAM (reference): every SM's loads of one sector in each of 32 lines
+    # spread over 2 GiB arrive at a rate set by DRAM accesses, not bytes (the same on the H100 and
+    # on the H200, whose DRAM streams 1.4x faster), so it is kept per ns, not as a share of bandwidth.
+    rnd = val("lsu.gpu_sectors_per_cycle_ld_l2_lines32_dram")
+    if rnd is not None:
+        put("memory", "dram_random_sectors_per_ns", rnd * clock_ghz,
+            note=f"every SM, 32 warps each, loads (ld.cg) of one sector in each of 32 lines per request, lines spread over 2 GiB: "
+                 f"{rnd:g} sectors per cycle of the {meta['device']['max_clock_mhz']} MHz SM clock for the whole GPU; streaming "
+                 f"(bandwidth.dram_copy) moves {(val('bandwidth.dram_copy') or 0) / 32:g} sectors per ns; reference: charging this rate "
+                 "to first loads whose 64 B neighbour the traced CTAs never read made the train part worse (traces' mean |log "
+                 "error| 0.172 -> 0.180: a sampled trace sees too little of the footprint to tell random from strided)")
     # DRAM latency under load (reference): below saturation a curve of latency vs the achieved
     # fraction of the theoretical peak; at saturation latency depends on the demand, not on the
     # utilization, so those points give the saturated utilization and its latency range.

@@ -17,7 +17,7 @@ inline const std::map<std::string, Range>& memory_ranges() {
       {"const_l15_latency_cycles", {10, 500}}, {"const_l2_latency_cycles", {50, 1000}}, {"shared_atomic_latency_cycles", {1, 500}},
       {"global_atomic_latency_cycles", {0, 2000}}, {"l1_wavefronts_per_cycle", {0.1, 8}}, {"shared_wavefronts_per_cycle", {0.1, 8}},
       {"launch_overhead_us", {0, 50}}, {"launch_interval_us", {0, 50}}, {"dram_max_utilization", {0.1, 1}}, {"dram_saturated_latency_cycles", {100, 20000}}, {"launch_latency_us", {0, 50}}, {"l1_bytes_per_cycle", {8, 1024}}, {"shared_bytes_per_cycle", {8, 1024}},
-      {"cta_turnaround_cycles", {1, 10000}}, {"store_partial_line_wavefronts", {1, 8}}, {"l2_store_sector_rate_fraction", {0.05, 1}}, {"l2_store_line_rate_fraction", {0.01, 1}}};
+      {"cta_turnaround_cycles", {1, 10000}}, {"store_partial_line_wavefronts", {1, 8}}, {"l2_store_sector_rate_fraction", {0.05, 1}}, {"l2_store_line_rate_fraction", {0.01, 1}}, {"dram_random_sectors_per_ns", {1, 10000}}};
   return r;
 }
 inline const std::map<std::string, Range>& cache_ranges() {
