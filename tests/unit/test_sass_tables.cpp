@@ -132,6 +132,16 @@ TEST_CASE("shipped tables load and pass the checker") {
   }
 }
 
+TEST_CASE("arch tables: optional measurements fall back only where the table lacks them") {
+  auto t = Tables::load_default();
+  const ArchTable& hopper = t->arch("sm_90");
+  const ArchTable& volta = t->arch("sm_70");
+  CHECK(hopper.mem_or("l2_store_line_rate_fraction", 0) == doctest::Approx(0.28));  // measured on H100 and H200
+  CHECK(volta.mem_or("l2_store_line_rate_fraction", 0) == 0);                       // never measured
+  CHECK(hopper.cache_or("sector_bytes", 0) == hopper.cachev("sector_bytes"));
+  CHECK_THROWS_AS(volta.mem("l2_store_line_rate_fraction"), TableError);           // the strict lookup still names the gap
+}
+
 TEST_CASE("catalog: names, aliases, required GPUs") {
   auto t = Tables::load_default();
   for (auto n : {"p100", "v100", "t4", "2080ti", "a100", "a100-80gb", "a100-pcie", "3090", "h100", "h100-pcie", "h200"}) CHECK_NOTHROW(t->gpu(n));

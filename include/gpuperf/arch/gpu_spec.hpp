@@ -116,7 +116,7 @@ struct GpuSpec {
     s.intervals = {interval("simulation", "duration"), interval("bounds", "duration"), interval("simulation", "back_to_back"),
                    interval("bounds", "back_to_back")};
     if (const Curve* c = a.curve("cta_dispatch_interval_cycles_vs_warps_per_cta")) s.cta_dispatch_interval = *c;
-    if (a.memory.count("l2_store_line_rate_fraction")) s.l2_store_line_rate_fraction = a.mem("l2_store_line_rate_fraction");
+    s.l2_store_line_rate_fraction = a.mem_or("l2_store_line_rate_fraction", 0);
     return s;
   }
 

@@ -88,6 +88,13 @@ struct ArchTable {
   double mem(const std::string& k) const { return get(memory, k); }
   double cachev(const std::string& k) const { return get(cache, k); }
   double occ(const std::string& k) const { return get(occupancy, k); }
+  // A value some arch tables leave out (a measurement only some GPUs have), or `fallback`.
+  double mem_or(const std::string& k, double fallback) const { return get_or(memory, k, fallback); }
+  double cache_or(const std::string& k, double fallback) const { return get_or(cache, k, fallback); }
+  static double get_or(const std::map<std::string, Sourced>& m, const std::string& k, double fallback) {
+    auto it = m.find(k);
+    return it == m.end() ? fallback : it->second.value;
+  }
   static double get(const std::map<std::string, Sourced>& m, const std::string& k) {
     auto it = m.find(k);
     if (it == m.end()) throw TableError("table value '" + k + "' is missing (after inheritance)");
