@@ -78,9 +78,11 @@ def write_tables(fit, train_suites, date, path):
                 for end in ("low", "high"):
                     entry["interval_%s_%s_log_%s" % (mode, t, end)] = {
                         "value": round(iv["log_" + end], 4), "source": key,
-                        "note": "%s %d %% interval of log(measured / predicted), %d train predictions of %d suites; holds %.0f %% of them "
-                                "(%s; pooled split-conformal: %.0f %%)" % (
-                            iv["method"], round(iv["level"] * 100), iv["n"], iv["suites"], iv["train_coverage"] * 100,
+                        "note": "%s %d %% interval of log(measured / predicted), fitted at %.1f %% (the level at which each train suite left out "
+                                "is held: %s), %d train predictions of %d suites; holds %.0f %% of them (%s; pooled split-conformal: %.0f %%)" % (
+                            iv["method"], round(iv["level"] * 100), iv["fitted_level"] * 100,
+                            ", ".join("%s %.0f %%" % (s, c["at_fitted_level"] * 100) for s, c in sorted(iv["held_out_suite_coverage"].items())),
+                            iv["n"], iv["suites"], iv["train_coverage"] * 100,
                             ", ".join("%s %.0f %%" % (s, c * 100) for s, c in sorted(iv["train_coverage_per_suite"].items())),
                             iv["pooled_conformal"]["train_coverage"] * 100)}
     with open(path, "w") as f:

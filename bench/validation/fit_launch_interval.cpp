@@ -19,7 +19,8 @@
 // do not set the term for all. The relative error lets short kernels decide it: a long
 // kernel's residual barely moves with L. Then the interval of log(m_i / (body_i + L)) per model
 // mode at gpuperf::kIntervalLevel: the suite-robust one (the union of each train suite's
-// split-conformal interval, gpuperf::suite_robust_log_interval) is stored, since the interval
+// split-conformal interval, gpuperf::suite_robust_log_interval, at the level at which every
+// train suite left out is held: gpuperf::held_out_suite_level) is stored, since the interval
 // is used on kernels of suites the fit never saw; the pooled split-conformal and the Student-t
 // (Boost.Math) ones are reported beside it, with each one's coverage of every train suite.
 #include <Eigen/Dense>
@@ -199,10 +200,23 @@ int main() {
       const gpuperf::LogInterval pooled = gpuperf::conformal_log_interval(lr, gpuperf::kIntervalLevel);
       std::vector<std::vector<double>> groups;
       for (auto& [suite, v] : by_suite) groups.push_back(v);
-      const gpuperf::LogInterval iv = gpuperf::suite_robust_log_interval(groups, gpuperf::kIntervalLevel);
+      // Fitted at the level whose leave-one-suite-out intervals hold the stated share of each
+      // train suite left out, so that it holds about that share of a suite it never saw.
+      const double level = gpuperf::held_out_suite_level(groups, gpuperf::kIntervalLevel);
+      json held_out = json::object();
+      {
+        const std::vector<double> cov = gpuperf::held_out_suite_coverage(groups, level), cov80 = gpuperf::held_out_suite_coverage(groups, gpuperf::kIntervalLevel);
+        std::size_t i = 0;
+        for (auto& [suite, v] : by_suite) {
+          held_out[suite] = {{"at_fitted_level", cov[i]}, {"at_stated_level", cov80[i]}};
+          ++i;
+        }
+      }
+      const gpuperf::LogInterval iv = gpuperf::suite_robust_log_interval(groups, level);
       g["interval"][mode] = {
           {"method", "suite-robust split-conformal"}, {"log_low", iv.low}, {"log_high", iv.high}, {"n", lr.size()},
-          {"suites", by_suite.size()}, {"level", gpuperf::kIntervalLevel}, {"train_coverage", train_coverage(iv)},
+          {"suites", by_suite.size()}, {"level", gpuperf::kIntervalLevel}, {"fitted_level", level},
+          {"held_out_suite_coverage", held_out}, {"train_coverage", train_coverage(iv)},
           {"train_coverage_per_suite", per_suite(iv)},
           {"pooled_conformal", {{"log_low", pooled.low}, {"log_high", pooled.high}, {"train_coverage", train_coverage(pooled)},
                                 {"train_coverage_per_suite", per_suite(pooled)}}},

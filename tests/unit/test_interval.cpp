@@ -154,3 +154,33 @@ TEST_CASE("the suite-robust interval is the union of each suite's conformal inte
   CHECK(suite_robust_log_interval({a, {5.0, 6.0}}, 0.8).high == ia.high);
   CHECK_THROWS_AS(suite_robust_log_interval({{0.1, 0.2}, {0.3}}, 0.8), std::invalid_argument);
 }
+
+TEST_CASE("the held-out-suite level widens the fit until each train suite left out is covered") {
+  // Two suites of 40 log ratios each, one unbiased and one biased by +0.3: an 80 % interval of
+  // either misses much of the other, so the level rises until both are held.
+  std::vector<double> a, b;
+  for (int i = 0; i < 40; ++i) {
+    a.push_back(-0.2 + 0.4 * i / 39.0);
+    b.push_back(0.1 + 0.4 * i / 39.0);
+  }
+  const std::vector<double> at80 = held_out_suite_coverage({a, b}, 0.8);
+  REQUIRE(at80.size() == 2);
+  CHECK(at80[0] < 0.8);  // b's interval [0.12, 0.48] holds a's upper quarter only
+  CHECK(at80[1] < 0.8);
+  const double level = held_out_suite_level({a, b}, 0.8);
+  CHECK(level == doctest::Approx(0.975));  // no level reaches 80 % of the other: the grid's largest
+  // Two suites alike: each one's 80 % interval holds 34 of the other's 40, the level stays.
+  CHECK(held_out_suite_coverage({a, a}, 0.8)[0] == doctest::Approx(0.85));
+  CHECK(held_out_suite_level({a, a}, 0.8) == doctest::Approx(0.8));
+  // A milder bias: some level between holds both.
+  std::vector<double> c;
+  for (int i = 0; i < 40; ++i) c.push_back(a[i] + 0.06);
+  const double mid = held_out_suite_level({a, c}, 0.8);
+  CHECK(mid > 0.8);
+  CHECK(mid < 0.975);
+  for (double cov : held_out_suite_coverage({a, c}, mid)) CHECK(cov >= 0.8);
+  // One suite: nothing to leave out.
+  CHECK(held_out_suite_level({a}, 0.8) == 0.8);
+  // Suites too small for an interval of the rest get no coverage entry.
+  CHECK(held_out_suite_coverage({a, {0.1, 0.2}}, 0.8)[0] == -1);
+}
