@@ -712,6 +712,27 @@ TEST_CASE("counts-only input with profiled rates: a load spread over 8 lines wai
   CHECK(r.memory.avg_load_latency == doctest::Approx(h1 * h100.l1_hit_latency + (1 - h1) * (h2 * h100.l2_hit_latency + (1 - h2) * dram)));
 }
 
+TEST_CASE("the spec holds its own copies of the measured curves a prediction reads") {
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  const ArchTable& a = h100.arch_table();
+  REQUIRE(h100.dram_latency_vs_warps.has_value());
+  REQUIRE(h100.atomic_rate.has_value());
+  CHECK(h100.dram_latency_vs_warps->y == a.curve("dram_line_latency_vs_warps_per_sm")->y);
+  CHECK(h100.atomic_rate->y == a.curve("global_atomic_ops_per_cycle_vs_addresses")->y);
+  CHECK(h100.atomic_rate_f32.has_value() == (a.curve("global_atomic_f32_ops_per_cycle_vs_addresses") != nullptr));
+  // The loaded DRAM latency reads the copy: with 64 resident warps it is above the idle one.
+  CHECK(loaded_dram_latency(h100, 64) > h100.dram_latency);
+  CHECK(loaded_dram_latency(h100, 64) == doctest::Approx(h100.dram_latency +
+                                                         bound::loaded_latency_excess(*h100.dram_latency_vs_warps, 64) * h100.dram_cycle_scale));
+  // A copy of the spec keeps them.
+  GpuSpec copy = h100;
+  CHECK(copy.atomic_rate->at(64) == doctest::Approx(h100.atomic_rate->at(64)));
+  // Pascal's table measured none of them: no curve, no loaded excess, no atomic bound.
+  auto p100 = GpuSpec::from_catalog(tables(), "p100");
+  CHECK_FALSE(p100.atomic_rate.has_value());
+  CHECK(loaded_dram_latency(p100, 64) == p100.dram_latency);
+}
+
 TEST_CASE("CTA dispatch: a grid of many one-warp CTAs takes the GPU's measured time to start them") {
   // Gaussian elimination's Fan2 in miniature: 262144 CTAs of 16 threads, a few instructions each.
   const double warps = 262144;

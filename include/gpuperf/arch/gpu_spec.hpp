@@ -68,6 +68,10 @@ struct GpuSpec {
   // table's measured curve), resolved once here rather than by name on every prediction; a
   // copy, so it stays valid in copies of the spec; empty where the table has no measurement.
   std::optional<Curve> cta_dispatch_interval;
+  // The other measured curves every prediction reads, resolved here the same way: DRAM latency
+  // over resident warps per SM (its rise with load), and the L2's global atomic rate over the
+  // distinct addresses updated (integer; f32 where measured apart).
+  std::optional<Curve> dram_latency_vs_warps, atomic_rate, atomic_rate_f32;
   // L2 takes at most this fraction of its read rate in sectors (l2_bandwidth_gbs) as store
   // line-writes, whatever part of a line each writes (the arch table's measurement, resolved once
   // here; 0 where it has none: no line limit).
@@ -116,6 +120,9 @@ struct GpuSpec {
     s.intervals = {interval("simulation", "duration"), interval("bounds", "duration"), interval("simulation", "back_to_back"),
                    interval("bounds", "back_to_back")};
     if (const Curve* c = a.curve("cta_dispatch_interval_cycles_vs_warps_per_cta")) s.cta_dispatch_interval = *c;
+    if (const Curve* c = a.curve("dram_line_latency_vs_warps_per_sm"); c && !c->x.empty()) s.dram_latency_vs_warps = *c;
+    if (const Curve* c = a.curve("global_atomic_ops_per_cycle_vs_addresses")) s.atomic_rate = *c;
+    if (const Curve* c = a.curve("global_atomic_f32_ops_per_cycle_vs_addresses")) s.atomic_rate_f32 = *c;
     s.l2_store_line_rate_fraction = a.mem_or("l2_store_line_rate_fraction", 0);
     return s;
   }

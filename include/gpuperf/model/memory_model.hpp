@@ -139,8 +139,7 @@ inline double warm_l2_fraction(const KernelAnalysis& an, const GpuSpec& g) {
 // cycles converted to the GPU's clock like the idle latency's).
 inline double loaded_dram_latency(const GpuSpec& g, double warps_per_sm) {
   double l = g.dram_latency;
-  if (const Curve* c = g.arch_table().curve("dram_line_latency_vs_warps_per_sm"); c && !c->x.empty())
-    l += bound::loaded_latency_excess(*c, warps_per_sm) * g.dram_cycle_scale;
+  if (g.dram_latency_vs_warps) l += bound::loaded_latency_excess(*g.dram_latency_vs_warps, warps_per_sm) * g.dram_cycle_scale;
   return l;
 }
 
@@ -231,11 +230,11 @@ inline MemoryStats model_memory(const KernelAnalysis& an, const std::vector<Inst
 // Whole-kernel bounds from the memory totals: DRAM and L2 bandwidth, and the L2's atomic units.
 inline void add_memory_bounds(Bounds& b, const MemoryStats& ms, const AtomicProfile& at, const GpuSpec& g, double dram_gbs) {
   b.dram = bound::bandwidth(ms.dram_read_bytes + ms.dram_write_bytes, dram_gbs, g.sm_clock_mhz);
-  const ArchTable& a = g.arch_table();
   b.l2 = bound::l2_transfer(ms.l2_bytes, ms.global_store_sectors, ms.global_store_lines, g.l2_store_line_rate_fraction, g.l2_bandwidth_gbs,
                             g.sm_clock_mhz);
-  if (const Curve* rate = a.curve("global_atomic_ops_per_cycle_vs_addresses"); rate && at.present())
-    b.atomics = bound::atomics(at.ops_int, at.ops_float, at.effective_words, at.hot_updates, *rate, a.curve("global_atomic_f32_ops_per_cycle_vs_addresses"));
+  if (g.atomic_rate && at.present())
+    b.atomics = bound::atomics(at.ops_int, at.ops_float, at.effective_words, at.hot_updates, *g.atomic_rate,
+                               g.atomic_rate_f32 ? &*g.atomic_rate_f32 : nullptr);
 }
 
 }  // namespace gpuperf
