@@ -43,6 +43,16 @@ inline LogInterval fit_log_interval(const std::vector<double>& log_ratios, doubl
   return {mean - half, mean + half};
 }
 
+// The 1-based ranks of the split-conformal interval's ends (below) in a sample of n (the small
+// slack keeps 20 * 0.1 at rank 2, not 1.9999999999999996 -> 1), and whether a sample of n has them.
+inline std::pair<double, double> conformal_ranks(std::size_t n, double level) {
+  return {std::floor(double(n + 1) * (1 - level) / 2 + 1e-9), std::ceil(double(n + 1) * (1 + level) / 2 - 1e-9)};
+}
+inline bool conformal_possible(std::size_t n, double level) {
+  const auto [lo, hi] = conformal_ranks(n, level);
+  return lo >= 1 && hi <= double(n);
+}
+
 // Distribution-free (split-conformal) interval: the order statistics of ranks
 // floor((n + 1)(1 - level) / 2) and ceil((n + 1)(1 + level) / 2) of the sample, which hold a new
 // log ratio from the same distribution with probability at least `level`. For heavy-tailed
@@ -50,9 +60,8 @@ inline LogInterval fit_log_interval(const std::vector<double>& log_ratios, doubl
 inline LogInterval conformal_log_interval(std::vector<double> log_ratios, double level = kIntervalLevel) {
   const std::size_t n = log_ratios.size();
   if (!(level > 0 && level < 1)) throw std::invalid_argument("interval level must be in (0, 1)");
-  // (the small slack keeps 20 * 0.1 at rank 2, not 1.9999999999999996 -> 1)
-  const double lo_rank = std::floor(double(n + 1) * (1 - level) / 2 + 1e-9), hi_rank = std::ceil(double(n + 1) * (1 + level) / 2 - 1e-9);
-  if (lo_rank < 1 || hi_rank > double(n))
+  const auto [lo_rank, hi_rank] = conformal_ranks(n, level);
+  if (!conformal_possible(n, level))
     throw std::invalid_argument("a " + std::to_string(level) + " interval needs more than " + std::to_string(n) + " log ratios");
   std::sort(log_ratios.begin(), log_ratios.end());
   return {log_ratios[std::size_t(lo_rank) - 1], log_ratios[std::size_t(hi_rank) - 1]};
@@ -68,8 +77,7 @@ inline LogInterval conformal_log_interval(std::vector<double> log_ratios, double
 inline LogInterval suite_robust_log_interval(const std::vector<std::vector<double>>& groups, double level = kIntervalLevel) {
   std::optional<LogInterval> u;
   for (const auto& g : groups) {
-    const double n = double(g.size());
-    if (std::floor((n + 1) * (1 - level) / 2 + 1e-9) < 1 || std::ceil((n + 1) * (1 + level) / 2 - 1e-9) > n) continue;
+    if (!conformal_possible(g.size(), level)) continue;
     const LogInterval iv = conformal_log_interval(g, level);
     u = u ? LogInterval{std::min(u->low, iv.low), std::max(u->high, iv.high)} : iv;
   }
@@ -86,8 +94,7 @@ inline std::vector<double> held_out_suite_coverage(const std::vector<std::vector
     std::vector<double> rest;
     for (std::size_t j = 0; j < groups.size(); ++j)
       if (j != i) rest.insert(rest.end(), groups[j].begin(), groups[j].end());
-    const double n = double(rest.size());
-    if (groups[i].empty() || std::floor((n + 1) * (1 - level) / 2 + 1e-9) < 1 || std::ceil((n + 1) * (1 + level) / 2 - 1e-9) > n) continue;
+    if (groups[i].empty() || !conformal_possible(rest.size(), level)) continue;
     const LogInterval iv = conformal_log_interval(rest, level);
     std::size_t in = 0;
     for (double x : groups[i]) in += x >= iv.low && x <= iv.high;
