@@ -3,8 +3,6 @@
 // family) -> cost (per architecture, with `inherits`). Every value carries a source key.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -27,8 +25,6 @@
 namespace gpuperf {
 
 inline constexpr int kTableSchemaVersion = 1;
-
-using json = nlohmann::json;
 
 struct Sourced {
   double value = 0;
@@ -82,7 +78,8 @@ struct ArchTable {
   std::vector<int> shared_carveouts_kib;
   std::map<std::string, Curve> curves;
   std::map<std::string, PtxSequence> ptx_sequences;
-  std::map<std::string, json> sources;   // merged source map (key -> description)
+  std::map<std::string, std::string> sources;  // merged source map: key -> its description (JSON text)
+  std::string file;                            // the table file that defines this arch
   std::vector<std::string> chain;        // inheritance chain, most specific first
 
   double mem(const std::string& k) const { return get(memory, k); }
@@ -143,46 +140,7 @@ struct TableIssue {
 
 namespace detail {
 
-// A key that appears twice in one JSON object, and the key of that object ("" at top level).
-struct DuplicateKey {
-  std::string object, key;
-};
-
-// Parses a table file. nlohmann::json objects keep one value per key silently, so the
-// parser's events report keys seen twice in one object into `duplicates`.
-inline json read_json_file(const std::string& path, std::vector<DuplicateKey>* duplicates = nullptr) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw IoError(path + ": table file is not a regular file");
-  std::ifstream in(path);
-  if (!in) throw IoError(path + ": cannot open table file");
-  std::vector<std::pair<std::string, std::set<std::string>>> objects;  // open objects: name, keys seen
-  std::vector<std::string> arrays;                                       // open arrays: name
-  std::string key;                                                       // the key whose value comes next
-  auto name = [&] {  // of the container that starts now: its key, or its array's name + "[]"
-    std::string n = !key.empty() ? key : arrays.empty() ? "" : arrays.back() + "[]";
-    key.clear();
-    return n;
-  };
-  json::parser_callback_t events = [&](int, json::parse_event_t ev, json& parsed) {
-    switch (ev) {
-      case json::parse_event_t::object_start: objects.push_back({name(), {}}); break;
-      case json::parse_event_t::array_start: arrays.push_back(name()); break;
-      case json::parse_event_t::object_end: objects.pop_back(); break;
-      case json::parse_event_t::array_end: arrays.pop_back(); break;
-      case json::parse_event_t::value: key.clear(); break;
-      case json::parse_event_t::key:
-        key = parsed.get<std::string>();
-        if (!objects.empty() && !objects.back().second.insert(key).second && duplicates) duplicates->push_back({objects.back().first, key});
-        break;
-    }
-    return true;
-  };
-  try {
-    return json::parse(in, events);
-  } catch (const json::parse_error& e) {
-    throw TableError(path + ": invalid JSON: " + e.what());
-  }
-}
+class TableLoader;  // reads the JSON files into a Tables (tables_load.hpp)
 
 inline std::string user_config_tables_dir() {
   if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/gpuperf/tables";
@@ -333,96 +291,12 @@ class Tables {
     return names;
   }
 
-  void note(const std::string& file, const std::string& msg) { issues_.push_back({file, msg}); }
-
-  json read_table(const std::string& file) {
-    std::vector<detail::DuplicateKey> dups;
-    json j = detail::read_json_file(file, &dups);
-    for (auto& d : dups)
-      note(file, d.object == "opcodes" ? "duplicate opcode '" + d.key + "'"
-                 : d.object.empty()     ? "duplicate top-level key '" + d.key + "'"
-                                        : "duplicate key '" + d.key + "' in '" + d.object + "'");
-    return j;
-  }
-
-  void check_header(const json& j, const std::string& file, const char* kind) {
-    if (!j.is_object()) throw TableError(file + ": expected a JSON object at top level");
-    if (!j.contains("schema_version")) throw TableError(file + ": missing 'schema_version'");
-    if (j["schema_version"] != kTableSchemaVersion)
-      throw TableError(file + ": schema_version " + j["schema_version"].dump() + " is not supported (this gpuperf reads " +
-                       std::to_string(kTableSchemaVersion) + ")");
-    if (j.value("kind", "") != kind) throw TableError(file + ": expected \"kind\": \"" + kind + "\"");
-  }
-
-  void check_sources(const json& j, const std::string& file) {
-    if (!j.contains("sources") || !j["sources"].is_object()) { note(file, "missing 'sources' map"); return; }
-    for (auto& item : j["sources"].items()) {
-      const std::string key = item.key();
-      const json& s = item.value();
-      std::string kind = s.value("kind", "");
-      auto need = [&](const char* f) { if (!s.contains(f) || !s[f].is_string() || s[f].get<std::string>().empty()) note(file, "source '" + key + "' of kind '" + kind + "' needs '" + f + "'"); };
-      if (kind == "seed") { need("file"); need("where"); }
-      else if (kind == "vendor") need("doc");
-      else if (kind == "measured") { need("gpu"); need("tool"); need("date"); }
-      else if (kind == "estimated") need("why");
-      // Fitted by a committed program on a declared part of a measured corpus, e.g. "validation
-      // train split (hecbench, rodinia)": never on the part the model is judged on.
-      else if (kind == "fitted") { need("on"); need("gpu"); need("tool"); need("date"); }
-      else note(file, "source '" + key + "' has unknown kind '" + kind + "' (expected seed, vendor, measured, estimated or fitted)");
-      if (kind == "seed" && s.contains("file") && s["file"].is_string()) {
-        static const std::set<std::string> seeds = {"000_81604b7ea25d1563.txt", "001_0d20ad827ebcd750.txt", "002_026cf5fd219c57c2.txt",
-                                                    "003_6a7729b8a1d87d3f.txt", "004_c457eea20bd8e80e.txt"};
-        if (!seeds.count(s["file"].get<std::string>())) note(file, "source '" + key + "' names seed file '" + s["file"].get<std::string>() + "', which is not one of the five seeds");
-      }
-    }
-  }
-
-  // The entry's source key, noting one missing from the file's sources and any key not in `keys`.
-  std::string entry_source(const json& v, const std::string& file, const std::string& what, const json& sources,
-                           std::initializer_list<const char*> keys) {
-    std::string src = v["source"].is_string() ? v["source"].get<std::string>() : "";
-    if (!sources.contains(src)) note(file, what + ": source '" + src + "' is not in this file's sources");
-    for (auto& item : v.items()) {
-      const std::string& k = item.key();  // a named variable: clang 14 cannot capture structured bindings
-      if (std::none_of(keys.begin(), keys.end(), [&](const char* a) { return k == a; })) note(file, what + ": unknown key '" + k + "'");
-    }
-    return src;
-  }
-
-  Sourced read_value(const json& v, const std::string& file, const std::string& what, const json& sources,
-                     double lo, double hi) {
-    if (!v.is_object() || !v.contains("value") || !v.contains("source")) {
-      note(file, what + ": expected {\"value\": ..., \"source\": ...}");
-      return {};
-    }
-    Sourced s;
-    s.file = file;
-    s.source = entry_source(v, file, what, sources, {"value", "source", "note", "scope"});
-    if (v["value"].is_number()) {
-      s.value = v["value"].get<double>();
-      if (!(s.value >= lo && s.value <= hi)) note(file, what + ": value " + v["value"].dump() + " outside the plausible range [" + fmt(lo) + ", " + fmt(hi) + "]");
-    } else if (!v["value"].is_array()) {
-      note(file, what + ": value must be a number");
-    }
-    return s;
-  }
-  static std::string fmt(double d) {
-    std::string s = std::to_string(d);
-    s.erase(s.find_last_not_of('0') + 1);
-    if (!s.empty() && s.back() == '.') s.pop_back();
-    return s;
-  }
-
-  void load_all();
-  void load_isa(const std::string& file);
-  void load_arch_raw(const std::string& file);
-  void resolve_arch(const std::string& name, std::vector<std::string>& stack);
-  void load_gpus(const std::string& file);
+  friend class detail::TableLoader;
+  void load_all();  // every file along the search path, through detail::TableLoader
 
   std::uint64_t id_ = 0;
   std::vector<std::string> search_path_;
   std::map<std::string, IsaTable> isa_;
-  std::map<std::string, std::pair<std::string, json>> arch_raw_;  // name -> (file, json)
   std::map<std::string, ArchTable> arch_;
   std::vector<GpuEntry> gpus_;
   std::string default_gpu_ = "a100";
