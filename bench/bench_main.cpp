@@ -20,6 +20,8 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "gpuperf/gpuperf.hpp"
 
 using namespace gpuperf;

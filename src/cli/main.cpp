@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpuperf/gpuperf.hpp"
+#include "gpuperf/report/json_view.hpp"
 #include "gpuperf/trace/accelsim_writer.hpp"
 
 namespace gpuperf {

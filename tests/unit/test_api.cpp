@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "gpuperf/gpuperf.hpp"
+#include "gpuperf/report/json_view.hpp"
 
 using namespace gpuperf;
 

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "gpuperf/gpuperf.hpp"
+#include "gpuperf/report/json_view.hpp"
 
 using namespace gpuperf;
 namespace fs = std::filesystem;
