@@ -23,6 +23,7 @@
 #include "gpuperf/model/analysis.hpp"
 #include "gpuperf/model/occupancy.hpp"
 #include "gpuperf/model/predict.hpp"
+#include "gpuperf/model/sweep.hpp"
 #include "gpuperf/parallel.hpp"
 #include "gpuperf/report/report.hpp"
 #include "gpuperf/report/views.hpp"

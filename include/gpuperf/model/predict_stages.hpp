@@ -1,0 +1,193 @@
+// The stages Predictor::predict lists, as functions of what they read: the report's header,
+// instruction checks, occupancy, the mode, the rounds, stall attribution, the kernel's time
+// from its rounds and the uncertainty range.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gpuperf/model/assumptions.hpp"
+#include "gpuperf/model/bounds.hpp"
+#include "gpuperf/model/bounds_round.hpp"
+#include "gpuperf/model/interval.hpp"
+#include "gpuperf/model/predictor.hpp"
+#include "gpuperf/model/round.hpp"
+#include "gpuperf/model/simulate.hpp"
+#include "gpuperf/model/stalls.hpp"
+#include "gpuperf/model/waves.hpp"
+
+namespace gpuperf {
+
+namespace detail {
+
+// Header of the report: what was predicted, on what, with the reader's warnings.
+inline KernelReport identify(const Kernel& k, const GpuSpec& g) {
+  KernelReport rep;
+  rep.name = k.launch.name;
+  rep.launch_id = k.launch.id;
+  rep.input_format = k.format;
+  rep.gpu = g.name;
+  rep.arch = g.arch;
+  rep.sm_clock_mhz = g.sm_clock_mhz;
+  for (auto& w : k.warnings) rep.warnings.push_back({WarningCode::input, {w}});
+  return rep;
+}
+
+// Warnings about the input against this GPU: another architecture's SASS, opcodes of
+// unsupported classes, unknown opcodes (counted in rep.unknown_opcodes).
+inline void check_instructions(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const GpuSpec& g, KernelReport& rep) {
+  const Kernel& k = *an.kernel;
+  const ArchTable& a = g.arch_table();
+  if (k.launch.sm_version && static_cast<int>(k.launch.sm_version / 10) != a.sm_version / 10)
+    rep.warnings.push_back({WarningCode::other_arch_sass, {std::to_string(k.launch.sm_version), g.arch, g.name}});
+  for (std::size_t i = 0; i < desc.size(); ++i) {
+    if (desc[i].unknown) rep.unknown_opcodes[k.program[i].opcode]++;
+    if (desc[i].unsupported && an.pcs[i].warp_exec > 0)
+      rep.warnings.push_back({WarningCode::unsupported_class, {k.program[i].opcode, desc[i].op_class, g.arch}});
+  }
+  if (!rep.unknown_opcodes.empty()) {
+    std::string list;
+    for (auto& [op, n] : rep.unknown_opcodes) list += (list.empty() ? "" : ", ") + op;
+    rep.warnings.push_back({WarningCode::unknown_opcodes, {std::to_string(rep.unknown_opcodes.size()), list}});
+  }
+}
+
+// Occupancy of the launch; a launch that cannot fit on an SM is an error.
+inline Occupancy launch_occupancy(const Kernel& k, const GpuSpec& g, const PredictOptions& opt, std::vector<Warning>& warnings) {
+  Occupancy o = compute_occupancy(k.launch, g.arch_table(), opt.shared_carveout_kib);
+  if (o.registers_assumed) warnings.push_back({WarningCode::registers_assumed, {}});
+  if (o.blocks_per_sm <= 0)
+    throw ModelError("kernel " + k.launch.name + " cannot launch on " + g.name + ": " + std::to_string(k.launch.block.count()) + " threads, " +
+                     std::to_string(o.registers_per_thread) + " registers and " +
+                     std::to_string(k.launch.static_shared_bytes + k.launch.dynamic_shared_bytes) + " B shared memory per block exceed the SM's limits");
+  return o;
+}
+
+inline void warn_assumed_hit_rates(const MemoryStats& ms, std::vector<Warning>& warnings) {
+  if (ms.hit_rates_assumed && (ms.global_load_requests + ms.global_store_requests) > 0) warnings.push_back({WarningCode::hit_rates_assumed, {}});
+}
+
+// Simulation when the input has per-warp streams (or on request, when it can).
+inline bool use_simulation(const KernelAnalysis& an, const PredictOptions& opt, std::vector<Warning>& warnings) {
+  bool can_sim = an.dynamic && !an.ctas.empty();
+  bool sim = opt.mode == ModelMode::simulation || (opt.mode == ModelMode::automatic && can_sim);
+  if (opt.mode == ModelMode::simulation && !can_sim) {
+    warnings.push_back({WarningCode::counts_only_input, {}});
+    sim = false;
+  }
+  return sim;
+}
+
+struct Rounds {
+  RoundResult full, tail;  // a full round (or the only one) and the tail round
+};
+
+// The round and the tail round in the chosen mode; a simulation reports the bounds of counts.
+inline Rounds run_rounds(const RoundModel& rm, const GpuSpec& g, const Occupancy& o, const Waves& w, bool sim) {
+  auto run = [&](int ctas) { return sim ? simulate_round(rm, g, ctas) : bounds_round(rm, g, o, ctas); };
+  Rounds r;
+  r.full = run(w.round_ctas());
+  if (w.has_tail()) r.tail = run(static_cast<int>(w.tail));
+  if (sim) r.full.bounds = bounds_round(rm, g, o, w.round_ctas()).bounds;
+  return r;
+}
+
+// Per-PC table and stall totals, scaled from the simulated or averaged round to the grid.
+inline void attribute_stalls(const RoundModel& rm, const Rounds& rounds, const Waves& w, const GpuSpec& g, bool per_pc, KernelReport& rep) {
+  const KernelAnalysis& an = *rm.an;
+  const Kernel& k = *an.kernel;
+  const auto& desc = *rm.desc;
+  const double scale = grid_scale(w);
+  for (std::size_t i = 0; i < k.program.size(); ++i) {
+    StallBreakdown scaled = rounds.full.pc_stalls.empty() ? StallBreakdown{} : rounds.full.pc_stalls[i].scaled(scale);
+    if (w.has_tail() && !rounds.tail.pc_stalls.empty()) scaled += rounds.tail.pc_stalls[i].scaled(g.sms);
+    rep.stalls += scaled;
+    if (!per_pc) continue;
+    PerPcRow row;
+    row.pc = k.program[i].pc;
+    row.text = k.program[i].text.empty() ? k.program[i].opcode : k.program[i].text;
+    row.op_class = desc[i].op_class;
+    row.warp_executions = an.pcs[i].warp_exec;
+    row.latency = rm.latency[i];
+    row.issue_interval = desc[i].issue_interval;
+    row.unknown_opcode = desc[i].unknown;
+    row.stall_cycles_total = scaled.total();
+    if (row.warp_executions > 0) row.stalls = scaled.scaled(1.0 / row.warp_executions);
+    rep.per_pc.push_back(std::move(row));
+  }
+  std::sort(rep.per_pc.begin(), rep.per_pc.end(), [](const PerPcRow& x, const PerPcRow& y) { return x.pc < y.pc; });
+}
+
+// Uncertainty: assumed hit rates span all-hit to all-miss; sampled inputs get a fixed range.
+inline void time_range(const Kernel& k, const KernelAnalysis& an, const GpuSpec& g, double sm_cycles, double dram_gbs, KernelReport& rep) {
+  const auto& ms = rep.memory;
+  rep.time_low_us = rep.time_us;
+  rep.time_high_us = rep.time_us;
+  if (ms.hit_rates_assumed && ms.dram_read_bytes + ms.dram_write_bytes + ms.l2_bytes > 0) {
+    double all_miss_bytes = (ms.global_load_sectors + ms.global_store_sectors) * assume::sector_bytes;
+    double hi = std::max({sm_cycles, bound::bandwidth(all_miss_bytes, dram_gbs, g.sm_clock_mhz), rep.bounds.l2});
+    double lo = std::max(sm_cycles * assume::all_hit_sm_factor, bound::bandwidth(ms.dram_write_bytes, dram_gbs, g.sm_clock_mhz));
+    rep.time_low_us = std::min(rep.time_us, g.cycles_to_us(lo) + g.launch_overhead_us);
+    rep.time_high_us = std::max(rep.time_us, g.cycles_to_us(hi) + g.launch_overhead_us);
+  }
+  if (k.representative_cta || (an.dynamic && k.traced_ctas < rep.grid_ctas)) {
+    rep.time_low_us = std::min(rep.time_low_us, rep.time_us * assume::sampled_low);
+    rep.time_high_us = std::max(rep.time_high_us, rep.time_us * assume::sampled_high);
+  }
+  // A truncated trace's last CTA is partial: counting only the complete ones scales by
+  // traced / (traced - 1) more (with one CTA there is no upper end to give; the warning says so).
+  if (k.truncated_at_instructions && k.traced_ctas > 1)
+    rep.time_high_us = std::max(rep.time_high_us, rep.time_us * double(k.traced_ctas) / double(k.traced_ctas - 1));
+}
+
+}  // namespace detail
+
+namespace detail {
+
+// The kernel's time from its rounds: the rounds on the busiest SM, their throughput overlapped
+// with the L2 and DRAM transfers, bounded by the L2's atomic units and the busiest warp's own path.
+struct KernelTime {
+  Bounds bounds;      // on the kernel's scale
+  double sm = 0;      // the busiest SM's rounds, floored
+  double cycles = 0;  // the kernel body
+  double launch_us = 0, time_us = 0;
+};
+
+inline KernelTime kernel_time(const Bounds& round_bounds, double full_cycles, double tail_cycles, const Waves& w, double warps_per_cta,
+                              const MemoryStats& ms, const AtomicProfile& atomics, const GpuSpec& g, bool sim, Target target) {
+  KernelTime t;
+  const double rounds_cycles = sm_cycles(w, full_cycles, tail_cycles);
+  const double dram_gbs = g.dram_bandwidth_gbs * g.dram_efficiency;
+  t.bounds = kernel_scale(round_bounds, rounds_cycles, full_cycles);
+  t.bounds.cta_dispatch = cta_dispatch_cycles(g, w.grid, warps_per_cta);
+  t.sm = physical_floor(rounds_cycles, t.bounds);
+  t.bounds.sm_rounds = t.sm;
+  add_memory_bounds(t.bounds, ms, atomics, g, dram_gbs);
+  const double p = sim ? g.overlap_exponent_simulation : g.overlap_exponent_bounds;
+  const double throughput = std::max({t.bounds.issue, t.bounds.functional_unit, t.bounds.shared_memory + t.bounds.l1});
+  t.bounds.sm_and_memory = bound::sm_and_memory(t.sm, throughput, t.bounds.dram, t.bounds.l2, p);
+  t.cycles = std::max({t.bounds.sm_and_memory, t.bounds.atomics, t.bounds.busiest_warp});
+  t.launch_us = launch_term(g, target);
+  t.time_us = g.cycles_to_us(t.cycles) + t.launch_us;
+  return t;
+}
+
+// One round of `ctas` CTAs as the kernel's time reads it (run_rounds' full round).
+inline RoundSummary summarize_round(const RoundModel& rm, const GpuSpec& g, const Occupancy& o, int ctas, bool sim) {
+  StaticStallsScope stalls_once;
+  RoundSummary r;
+  if (sim) {
+    r.cycles = simulate_round(rm, g, ctas).cycles;
+    r.bounds = bounds_round(rm, g, o, ctas).bounds;
+  } else {
+    RoundResult b = bounds_round(rm, g, o, ctas);
+    r.cycles = b.cycles;
+    r.bounds = std::move(b.bounds);
+  }
+  return r;
+}
+
+}  // namespace detail
+
+}  // namespace gpuperf
