@@ -132,14 +132,46 @@ TEST_CASE("shipped tables load and pass the checker") {
   }
 }
 
-TEST_CASE("arch tables: optional measurements fall back only where the table lacks them") {
+TEST_CASE("arch tables: optional measurements fall back to the schema's default only where the table lacks them") {
   auto t = Tables::load_default();
   const ArchTable& hopper = t->arch("sm_90");
   const ArchTable& volta = t->arch("sm_70");
-  CHECK(hopper.mem_or("l2_store_line_rate_fraction", 0) == doctest::Approx(0.28));  // measured on H100 and H200
-  CHECK(volta.mem_or("l2_store_line_rate_fraction", 0) == 0);                       // never measured
-  CHECK(hopper.cache_or("sector_bytes", 0) == hopper.cachev("sector_bytes"));
-  CHECK_THROWS_AS(volta.mem("l2_store_line_rate_fraction"), TableError);           // the strict lookup still names the gap
+  CHECK(hopper.mem("l2_store_line_rate_fraction") == doctest::Approx(0.28));  // measured on H100 and H200
+  CHECK(volta.mem("l2_store_line_rate_fraction") == 0);                       // never measured: the schema's "not modelled"
+  CHECK(hopper.mem("store_partial_line_wavefronts") == doctest::Approx(2.02).epsilon(0.01));
+  CHECK(volta.mem("store_partial_line_wavefronts") == 1);  // the schema's default
+  // A table without a defaulted key gets the default; without a required one, an error naming it.
+  ArchTable bare;
+  CHECK(bare.cachev("sector_bytes") == 32);
+  CHECK(bare.mem("l1_wavefronts_per_cycle") == 1);
+  CHECK_THROWS_WITH_AS(bare.mem("l1_hit_latency_cycles"), "table value 'l1_hit_latency_cycles' is missing (after inheritance)", TableError);
+  CHECK_THROWS_AS(bare.mem("dram_latency_clock_mhz"), TableError);  // optional without a default: its absence means something
+}
+
+TEST_CASE("parameter schema: one entry per key, each with a unit, a range, and a source for its default") {
+  std::set<std::pair<int, std::string>> seen;
+  for (const ParamSpec& p : param_schema()) {
+    CHECK_MESSAGE(seen.insert({static_cast<int>(p.section), p.key}).second, "twice: " << p.key);
+    CHECK_MESSAGE(std::string(p.unit).size() > 0, p.key);
+    CHECK_MESSAGE(p.lo < p.hi, p.key);
+    if (p.use == ParamUse::defaulted) {
+      // The why names its kind as the tables' sources do (seed, vendor, measured, estimated), or
+      // says the effect is not modelled without a measurement (default 0).
+      const std::string why = p.default_why;
+      const bool sourced = why.rfind("seed:", 0) == 0 || why.rfind("vendor:", 0) == 0 || why.rfind("estimated:", 0) == 0 || why.rfind("measured:", 0) == 0;
+      CHECK_MESSAGE((sourced || (p.default_value == 0 && why.rfind("not modelled", 0) == 0)), p.key);
+      CHECK_MESSAGE((p.default_value == 0 || (p.default_value >= p.lo && p.default_value <= p.hi)), p.key);
+    } else {
+      CHECK_MESSAGE(std::string(p.default_why).empty(), p.key);
+    }
+  }
+  CHECK(find_param(ParamSection::memory, "l1_hit_latency_cycles")->use == ParamUse::required);
+  CHECK(find_param(ParamSection::gpu, "sms")->use == ParamUse::required);
+  CHECK(find_param(ParamSection::memory, "no_such_key") == nullptr);
+  // Every key the shipped tables give is in the schema (tables check would name it otherwise),
+  // and every required key is given by every shipped arch table after inheritance.
+  auto t = Tables::load_default();
+  CHECK(t->check().empty());
 }
 
 TEST_CASE("catalog: names, aliases, required GPUs") {

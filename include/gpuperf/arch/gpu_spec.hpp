@@ -123,7 +123,7 @@ struct GpuSpec {
     if (const Curve* c = a.curve("dram_line_latency_vs_warps_per_sm"); c && !c->x.empty()) s.dram_latency_vs_warps = *c;
     if (const Curve* c = a.curve("global_atomic_ops_per_cycle_vs_addresses")) s.atomic_rate = *c;
     if (const Curve* c = a.curve("global_atomic_f32_ops_per_cycle_vs_addresses")) s.atomic_rate_f32 = *c;
-    s.l2_store_line_rate_fraction = a.mem_or("l2_store_line_rate_fraction", 0);
+    s.l2_store_line_rate_fraction = a.mem("l2_store_line_rate_fraction");
     return s;
   }
 

@@ -21,6 +21,7 @@
 #include "gpuperf/checked.hpp"
 #include "gpuperf/config.hpp"
 #include "gpuperf/error.hpp"
+#include "gpuperf/arch/param_schema.hpp"
 
 namespace gpuperf {
 
@@ -82,20 +83,17 @@ struct ArchTable {
   std::string file;                            // the table file that defines this arch
   std::vector<std::string> chain;        // inheritance chain, most specific first
 
-  double mem(const std::string& k) const { return get(memory, k); }
-  double cachev(const std::string& k) const { return get(cache, k); }
-  double occ(const std::string& k) const { return get(occupancy, k); }
-  // A value some arch tables leave out (a measurement only some GPUs have), or `fallback`.
-  double mem_or(const std::string& k, double fallback) const { return get_or(memory, k, fallback); }
-  double cache_or(const std::string& k, double fallback) const { return get_or(cache, k, fallback); }
-  static double get_or(const std::map<std::string, Sourced>& m, const std::string& k, double fallback) {
+  // A value of the memory, cache or occupancy section, or the schema's default for a key
+  // the model reads without a table value (param_schema.hpp); else a TableError.
+  double mem(const std::string& k) const { return get(memory, k, ParamSection::memory); }
+  double cachev(const std::string& k) const { return get(cache, k, ParamSection::cache); }
+  double occ(const std::string& k) const { return get(occupancy, k, ParamSection::occupancy); }
+  static double get(const std::map<std::string, Sourced>& m, const std::string& k, ParamSection section) {
     auto it = m.find(k);
-    return it == m.end() ? fallback : it->second.value;
-  }
-  static double get(const std::map<std::string, Sourced>& m, const std::string& k) {
-    auto it = m.find(k);
-    if (it == m.end()) throw TableError("table value '" + k + "' is missing (after inheritance)");
-    return it->second.value;
+    if (it != m.end()) return it->second.value;
+    const ParamSpec* p = find_param(section, k);
+    if (p && p->use == ParamUse::defaulted) return p->default_value;
+    throw TableError("table value '" + k + "' is missing (after inheritance)");
   }
   const Curve* curve(const std::string& k) const {
     auto it = curves.find(k);
@@ -129,7 +127,7 @@ struct GpuEntry {
   std::vector<std::string> device_names;  // as profilers name the device ("NVIDIA H200")
   std::string arch;
   std::map<std::string, Sourced> values;  // sms, base_clock_mhz, boost_clock_mhz, dram_bandwidth_gbs, ...
-  double get(const std::string& k) const { return ArchTable::get(values, k); }
+  double get(const std::string& k) const { return ArchTable::get(values, k, ParamSection::gpu); }
   bool has(const std::string& k) const { return values.count(k) > 0; }
 };
 

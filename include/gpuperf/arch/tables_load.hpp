@@ -14,36 +14,6 @@ using json = nlohmann::json;
 // Ranges that catch unit mistakes (ns for cycles, bytes for KiB, ...).
 namespace detail {
 struct Range { double lo, hi; };
-inline const std::map<std::string, Range>& memory_ranges() {
-  static const std::map<std::string, Range> r = {
-      {"l1_hit_latency_cycles", {5, 200}}, {"l2_hit_latency_cycles", {50, 1000}}, {"dram_latency_cycles", {100, 2000}}, {"dram_latency_clock_mhz", {100, 4000}},
-      {"tlb_miss_penalty_cycles", {0, 5000}}, {"shared_latency_cycles", {5, 100}}, {"const_l1_latency_cycles", {5, 200}},
-      {"const_l15_latency_cycles", {10, 500}}, {"const_l2_latency_cycles", {50, 1000}}, {"shared_atomic_latency_cycles", {1, 500}},
-      {"global_atomic_latency_cycles", {0, 2000}}, {"l1_wavefronts_per_cycle", {0.1, 8}}, {"shared_wavefronts_per_cycle", {0.1, 8}},
-      {"launch_overhead_us", {0, 50}}, {"launch_interval_us", {0, 50}}, {"dram_max_utilization", {0.1, 1}}, {"dram_saturated_latency_cycles", {100, 20000}}, {"launch_latency_us", {0, 50}}, {"l1_bytes_per_cycle", {8, 1024}}, {"shared_bytes_per_cycle", {8, 1024}},
-      {"cta_turnaround_cycles", {1, 10000}}, {"store_partial_line_wavefronts", {1, 8}}, {"l2_store_sector_rate_fraction", {0.05, 1}}, {"l2_store_line_rate_fraction", {0.01, 1}}, {"dram_random_sectors_per_ns", {1, 10000}}};
-  return r;
-}
-inline const std::map<std::string, Range>& cache_ranges() {
-  static const std::map<std::string, Range> r = {
-      {"sector_bytes", {8, 256}}, {"l1_line_bytes", {32, 512}}, {"l1_assoc", {1, 1024}}, {"l2_line_bytes", {32, 512}},
-      {"l2_assoc", {1, 128}}, {"l1_shared_combined_kib", {16, 1024}}, {"shared_carveouts_kib", {0, 1024}}, {"shared_banks", {8, 64}},
-      {"shared_bank_bytes", {4, 8}}, {"register_banks", {1, 8}}, {"register_bank_bits", {32, 128}},
-      {"l1_tlb_coverage_mib", {1, 1e6}}, {"l1_tlb_page_kib", {4, 1e6}}, {"l2_tlb_coverage_mib", {1, 1e7}}, {"l2_tlb_page_kib", {4, 1e6}},
-      {"l3_tlb_coverage_mib", {1, 1e7}}, {"l3_tlb_page_kib", {4, 1e6}},
-      {"const_l1_kib", {0.5, 1024}}, {"const_l1_line_bytes", {16, 512}}, {"const_l1_assoc", {1, 64}}, {"const_l15_kib", {1, 4096}},
-      {"const_l15_line_bytes", {16, 1024}}};
-  return r;
-}
-inline const std::map<std::string, Range>& occupancy_ranges() {
-  static const std::map<std::string, Range> r = {
-      {"max_warps_per_sm", {8, 128}}, {"max_blocks_per_sm", {1, 64}}, {"max_threads_per_sm", {256, 4096}},
-      {"max_threads_per_block", {256, 2048}}, {"registers_per_sm", {8192, 262144}}, {"max_registers_per_thread", {63, 255}},
-      {"register_alloc_unit", {64, 1024}}, {"warp_alloc_granularity", {1, 8}}, {"shared_alloc_unit_bytes", {32, 1024}},
-      {"reserved_shared_per_block_bytes", {0, 4096}}, {"max_shared_per_sm_kib", {16, 1024}}, {"max_shared_per_block_kib", {16, 1024}},
-      {"default_shared_per_block_kib", {16, 1024}}, {"max_barriers_per_sm", {1, 64}}};
-  return r;
-}
 // Known curves: the range of x and of y (units in the names; see latency_tables/README.md).
 struct CurveSpec { Range x, y; };
 inline const std::map<std::string, CurveSpec>& curve_specs() {
@@ -61,25 +31,17 @@ inline const std::map<std::string, CurveSpec>& curve_specs() {
       {"cta_dispatch_interval_cycles_vs_warps_per_cta", {{1, 64}, {0.01, 1000}}}};
   return r;
 }
-inline const std::map<std::string, Range>& gpu_ranges() {
-  static const std::map<std::string, Range> r = {
-      {"sms", {1, 1024}}, {"base_clock_mhz", {100, 4000}}, {"boost_clock_mhz", {100, 4000}}, {"dram_bandwidth_gbs", {10, 50000}},
-      {"dram_gib", {0.5, 1024}}, {"l2_mib", {0.25, 1024}}, {"dram_efficiency", {0.2, 1.0}}, {"l2_bandwidth_gbs", {50, 100000}}};
-  return r;
-}
-// Optional per-GPU values (fitted on a measured corpus): the launch term of each prediction
-// target, the exponent of the SM/memory overlap per model mode, and the log(measured / predicted) bounds of the calibrated interval per model mode
-// and target. Absent: the arch table's launch_overhead_us and the uncalibrated range apply.
-inline const std::map<std::string, Range>& gpu_optional_ranges() {
-  static const std::map<std::string, Range> r = [] {
-    std::map<std::string, Range> m = {{"launch_duration_us", {0, 50}}, {"launch_back_to_back_us", {0, 50}},
-                                      {"overlap_exponent_simulation", {1, 64}}, {"overlap_exponent_bounds", {1, 64}}};
+// The plausible range of a key of `section` (param_schema.hpp), or none for a key it does not
+// know. A GPU's calibrated-interval bounds, log(measured / predicted), are one key per model
+// mode, target and end.
+inline std::optional<Range> param_range(ParamSection section, const std::string& key) {
+  if (const ParamSpec* p = find_param(section, key)) return Range{p->lo, p->hi};
+  if (section == ParamSection::gpu)
     for (const char* mode : kIntervalModes)
       for (const char* target : kIntervalTargets)
-        for (const char* end : {"low", "high"}) m[interval_key(mode, target, end)] = {-10, 10};
-    return m;
-  }();
-  return r;
+        for (const char* end : {"low", "high"})
+          if (key == interval_key(mode, target, end)) return Range{-10, 10};
+  return std::nullopt;
 }
 }  // namespace detail
 
@@ -380,14 +342,15 @@ inline void detail::TableLoader::resolve_arch(const std::string& name, std::vect
       t.classes[c] = cc;
     }
   }
-  auto read_map = [&](const char* section, std::map<std::string, Sourced>& dst, const std::map<std::string, detail::Range>* ranges) {
+  // A section of values; with a schema section, every key is checked against its range.
+  auto read_map = [&](const char* section, std::map<std::string, Sourced>& dst, std::optional<ParamSection> schema) {
     if (!j.contains(section)) return;
     for (auto& [k, v] : j[section].items()) {
       detail::Range r{-1e18, 1e18};
-      if (ranges) {
-        auto rit = ranges->find(k);
-        if (rit == ranges->end()) { note(file, std::string(section) + ": unknown key '" + k + "'"); continue; }
-        r = rit->second;
+      if (schema) {
+        auto range = detail::param_range(*schema, k);
+        if (!range) { note(file, std::string(section) + ": unknown key '" + k + "'"); continue; }
+        r = *range;
       }
       dst[k] = read_value(v, file, std::string(section) + "." + k, sources, r.lo, r.hi);
       if (k == "shared_carveouts_kib" && v.is_object() && v.contains("value") && v["value"].is_array()) {
@@ -401,12 +364,12 @@ inline void detail::TableLoader::resolve_arch(const std::string& name, std::vect
       }
     }
   };
-  read_map("opcode_latency_cycles", t.opcode_latency, nullptr);
-  read_map("opcode_issue_interval_cycles", t.opcode_issue_interval, nullptr);
-  read_map("memory", t.memory, &detail::memory_ranges());
-  read_map("cache", t.cache, &detail::cache_ranges());
-  read_map("occupancy", t.occupancy, &detail::occupancy_ranges());
-  read_map("tensor", t.tensor, nullptr);
+  read_map("opcode_latency_cycles", t.opcode_latency, std::nullopt);
+  read_map("opcode_issue_interval_cycles", t.opcode_issue_interval, std::nullopt);
+  read_map("memory", t.memory, ParamSection::memory);
+  read_map("cache", t.cache, ParamSection::cache);
+  read_map("occupancy", t.occupancy, ParamSection::occupancy);
+  read_map("tensor", t.tensor, std::nullopt);
   if (j.contains("curves")) {
     if (!j["curves"].is_object()) note(file, "curves: expected an object of named curves");
     else for (auto& [k, v] : j["curves"].items()) {
@@ -483,14 +446,12 @@ inline void detail::TableLoader::load_gpus(const std::string& file) {
     e.arch = g.value("arch", "");
     for (auto& [k, v] : g.items()) {
       if (k == "name" || k == "aliases" || k == "arch" || k == "device_names") continue;
-      const auto& required = detail::gpu_ranges();
-      const auto& optional = detail::gpu_optional_ranges();
-      const detail::Range* range = required.count(k) ? &required.at(k) : optional.count(k) ? &optional.at(k) : nullptr;
+      auto range = detail::param_range(ParamSection::gpu, k);
       if (!range) { note(file, "GPU " + e.name + ": unknown key '" + k + "'"); continue; }
       e.values[k] = read_value(v, file, "GPU " + e.name + " " + k, sources, range->lo, range->hi);
     }
-    for (auto& [k, r] : detail::gpu_ranges())
-      if (!e.values.count(k)) note(file, "GPU " + e.name + ": missing '" + k + "'");
+    for (const ParamSpec& p : param_schema())
+      if (p.section == ParamSection::gpu && p.use == ParamUse::required && !e.values.count(p.key)) note(file, "GPU " + e.name + ": missing '" + p.key + "'");
     // Earlier files (overrides) win: skip names already present.
     bool exists = false;
     for (auto& x : gpus_) exists |= x.name == e.name;
@@ -530,10 +491,11 @@ GPUPERF_FUNC std::vector<TableIssue> Tables::check() const {
       }
     }
     if (a.complete && !all_own) out.push_back({file, "marked complete but some classes only have inherited values"});
-    static const char* need_mem[] = {"l1_hit_latency_cycles", "l2_hit_latency_cycles", "dram_latency_cycles", "shared_latency_cycles", "launch_overhead_us"};
-    for (auto k : need_mem) if (!a.memory.count(k)) out.push_back({file, std::string("memory.") + k + " missing (after inheritance)"});
-    static const char* need_occ[] = {"max_warps_per_sm", "max_blocks_per_sm", "registers_per_sm", "register_alloc_unit", "max_shared_per_sm_kib", "shared_alloc_unit_bytes"};
-    for (auto k : need_occ) if (!a.occupancy.count(k)) out.push_back({file, std::string("occupancy.") + k + " missing (after inheritance)"});
+    for (const ParamSpec& p : param_schema()) {
+      if (p.use != ParamUse::required || p.section == ParamSection::gpu) continue;
+      const auto& have = p.section == ParamSection::memory ? a.memory : p.section == ParamSection::cache ? a.cache : a.occupancy;
+      if (!have.count(p.key)) out.push_back({file, std::string(to_string(p.section)) + "." + p.key + " missing (after inheritance)"});
+    }
     if (a.shared_carveouts_kib.empty()) out.push_back({file, "cache.shared_carveouts_kib missing"});
   }
   for (auto& g : gpus_) {

@@ -11,7 +11,7 @@ namespace gpuperf {
 // L1 wavefronts a partly written store line holds the SM's path to L2 for (the arch table's
 // measurement; 1, no more than any line, where none was measured).
 inline double store_partial_line_wavefronts(const ArchTable& a) {
-  return a.mem_or("store_partial_line_wavefronts", 1.0);
+  return a.mem("store_partial_line_wavefronts");
 }
 
 namespace bound {

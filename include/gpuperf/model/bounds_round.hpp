@@ -109,8 +109,8 @@ inline RoundResult bounds_round(const RoundModel& rm, const GpuSpec& g, const Oc
   // Traces replay each warp's own stream (a simulation sees its busiest traced warp); counts
   // alone need the bound.
   if (!an.dynamic) r.bounds.busiest_warp = busiest_warp_cycles(an, *rm.desc, stall, w.chain);
-  double shared_rate = a.mem_or("shared_wavefronts_per_cycle", 1);
-  double l1_rate = a.mem_or("l1_wavefronts_per_cycle", 1);
+  double shared_rate = a.mem("shared_wavefronts_per_cycle");
+  double l1_rate = a.mem("l1_wavefronts_per_cycle");
   r.bounds.shared_memory = bound::mio(warps_round * w.shared_wf, shared_rate);
   r.bounds.l1 = bound::mio(warps_round * w.l1_wf, l1_rate);
   r.cycles = std::max({r.bounds.issue, r.bounds.functional_unit, r.bounds.latency, r.bounds.shared_memory + r.bounds.l1});

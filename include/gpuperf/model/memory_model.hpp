@@ -29,7 +29,7 @@ struct PcMemory {
 namespace detail {
 
 inline double l1_capacity_bytes(const ArchTable& a, const Occupancy& o) {
-  double combined = a.cache_or("l1_shared_combined_kib", 128);
+  double combined = a.cachev("l1_shared_combined_kib");
   return std::max(16.0, combined - o.shared_config_kib) * 1024.0;
 }
 
@@ -46,7 +46,7 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
   const bool is_store = s.mem_op == MemOp::store;
   const bool is_atomic = s.mem_op == MemOp::atomic || s.mem_op == MemOp::reduction;
   if (p.has_profile) {
-    double block = a.cache_or("sector_bytes", 32);
+    double block = a.cachev("sector_bytes");
     double h1 = is_store || is_atomic ? 0 : hit_rate(p.l1_hist, p.l1_cold, l1_capacity_bytes(a, o), block, a.cachev("l1_assoc"));
     double h2all = hit_rate(p.l2_hist, p.l2_cold, g.l2_bytes, block, a.cachev("l2_assoc"));
     double total = p.l2_profiled();
@@ -100,7 +100,7 @@ inline double pc_latency(const StaticInstr& s, const PcStats& p, const InstrDesc
   if (!global_like) return d.latency;
   const bool is_store = s.mem_op == MemOp::store;
   const bool is_atomic = s.mem_op == MemOp::atomic || s.mem_op == MemOp::reduction;
-  if (is_atomic) return g.l2_hit_latency + a.mem_or("global_atomic_latency_cycles", 0);
+  if (is_atomic) return g.l2_hit_latency + a.mem("global_atomic_latency_cycles");
   if (is_store) return g.l1_hit_latency;  // stores complete at L1 from the warp's point of view
   // A warp's load completes with its last line. Profiled rates count sectors; a request
   // spread over several lines waits unless all of them hit (taken as independent).

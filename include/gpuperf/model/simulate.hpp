@@ -113,7 +113,7 @@ class SmSimulator {
     r_.pc_stalls.assign(k_.program.size(), StallBreakdown{});
     place_warps(ctas);
     smsp_free_.assign(static_cast<std::size_t>(S_), 0);
-    mio_.rate = a.mem_or("l1_wavefronts_per_cycle", 1);
+    mio_.rate = a.mem("l1_wavefronts_per_cycle");
     partial_cost_ = store_partial_line_wavefronts(a);
     bar_.latency = a.classes.count("barrier") && a.classes.at("barrier").present && !a.classes.at("barrier").unsupported
                        ? a.classes.at("barrier").latency.value : assume::default_barrier_cycles;
