@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -199,6 +200,30 @@ struct SeenProgress {
 };
 void record_progress(const Progress& p, void* ctx) { static_cast<SeenProgress*>(ctx)->calls.push_back(p); }
 }  // namespace
+
+TEST_CASE("progress: inputs other than Accel-Sim kernel files report their file's bytes and text too") {
+  // The Nsight Compute pages of the devsample: the source page is 3.8 MB of text in 58 kB of
+  // xz, so its end is reported; the raw page (0.38 MB of text) is below the 1 MiB floor.
+  const std::string src = kFix + "/devsample/ncu_source.csv.xz", raw = kFix + "/devsample/ncu_raw.csv.xz";
+  LoadOptions lo;
+  SeenProgress seen;
+  lo.accelsim.progress = record_progress;
+  lo.accelsim.progress_ctx = &seen;
+  load(std::vector<std::string>{src, raw}, lo);
+  REQUIRE(seen.file_calls() == 1);
+  auto file_call = std::find_if(seen.calls.begin(), seen.calls.end(), [](const Progress& p) { return !p.file.empty(); });
+  CHECK(file_call->file == src);
+  CHECK(file_call->file_decompressed == 3774972);
+  CHECK(file_call->file_read == fs::file_size(src));  // the whole compressed file consumed
+  CHECK(file_call->file_size == fs::file_size(src));
+  // Then the 48 launches as kernels done, as for Accel-Sim inputs.
+  CHECK(seen.kernels_done().size() == 48);
+  // Nothing is reported without a callback, and none after the load (the scope is gone).
+  SeenProgress none;
+  { detail::ReadProgressScope off(nullptr, &none); CHECK(detail::ReadProgressScope::current() == nullptr); }
+  load(std::vector<std::string>{src, raw});
+  CHECK(detail::ReadProgressScope::current() == nullptr);
+}
 
 TEST_CASE("progress: kernel files read of the selection, and the bytes and text of a compressed file") {
   TempDir d("progress");

@@ -15,6 +15,7 @@
 #include "gpuperf/sass/instruction.hpp"
 #include "gpuperf/sass/memory_ops.hpp"
 #include "gpuperf/trace/byte_source.hpp"
+#include "gpuperf/trace/progress.hpp"
 #include "gpuperf/trace/ir.hpp"
 #include "gpuperf/trace/text_scan.hpp"
 
@@ -37,16 +38,6 @@ struct AccelSimHeader {
   bool has_grid = false, has_block = false;
 };
 
-// How far a long load has got, for a progress display; the library itself never prints it.
-struct Progress {
-  std::size_t kernels_done = 0, kernels_total = 0;  // kernel files of the selection read so far
-  std::uint64_t file_read = 0, file_size = 0;       // the file being read: bytes of it read (compressed bytes for .xz/.gz/.zst), its size
-  std::uint64_t file_decompressed = 0;              // the text it gave so far (= file_read for a plain file)
-  std::string file;                                 // its path ("" after a kernel is done)
-};
-// Progress callback: called every few MB of a file and after each kernel file, on one thread at
-// a time (maybe not the caller's). ctx is the Options' progress_ctx.
-using ProgressFn = void (*)(const Progress&, void* ctx);
 
 namespace detail {
 

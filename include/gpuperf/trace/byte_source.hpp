@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gpuperf/error.hpp"
+#include "gpuperf/trace/progress.hpp"
 
 namespace gpuperf {
 
@@ -278,8 +279,12 @@ class LineReader {
       if (pos_ > 0) { std::memmove(buf_.data(), b, avail); len_ = avail; pos_ = 0; }
       if (buf_.size() - len_ < chunk_) buf_.resize(buf_.size() * 2);
       std::size_t got = src_.read(buf_.data() + len_, buf_.size() - len_);
-      if (got == 0) eof_ = true;
       len_ += got;
+      if (got == 0) eof_ = true;
+      // Every kReportBytes of text, and the end of a file of more than kEndReportBytes.
+      if (src_.decompressed() - reported_ >= detail::ReadProgressScope::kReportBytes ||
+          (eof_ && src_.decompressed() >= detail::ReadProgressScope::kEndReportBytes && src_.decompressed() != reported_))
+        report_progress();
     }
   }
   std::uint64_t line_number() const { return line_no_; }
@@ -287,12 +292,18 @@ class LineReader {
   const ByteSource& source() const { return src_; }
 
  private:
+  void report_progress() {
+    reported_ = src_.decompressed();
+    if (const auto* scope = detail::ReadProgressScope::current()) scope->report(src_.path(), src_.compressed_consumed(), src_.file_size(), reported_);
+  }
+
   ByteSource src_;
   std::size_t chunk_;
   std::vector<char> buf_;
   std::size_t pos_ = 0, len_ = 0;
   bool eof_ = false;
   std::uint64_t line_no_ = 0;
+  std::uint64_t reported_ = 0;  // text handed out at the last progress report
 };
 
 // First bytes of a (possibly compressed) file, decompressed, for format detection.

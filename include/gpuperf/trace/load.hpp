@@ -81,7 +81,7 @@ auto io_guard(const std::string& what, F&& f) -> decltype(f()) {
 }
 
 // What the inputs hold (no Accel-Sim kernel body read yet), by the formats' rules.
-GPUPERF_FUNC InputPlan plan_unguarded(const std::vector<std::string>& paths);
+GPUPERF_FUNC InputPlan plan_unguarded(const std::vector<std::string>& paths, ProgressFn progress = nullptr, void* progress_ctx = nullptr);
 // Indices of the launches a selection keeps, opening as little as it can.
 GPUPERF_FUNC std::vector<std::size_t> select_launches(InputPlan& plan, const LoadOptions& opt);
 // Reads the chosen launches' kernel files, up to opt.jobs at once, and joins the listing.
@@ -110,7 +110,7 @@ template <class Work, class Emit>
 void for_each_kernel(const std::vector<std::string>& paths, const LoadOptions& opt, Work&& work, Emit&& emit) {
   detail::refuse_duplicates(paths, "the command line");
   std::string where = paths.empty() ? std::string("<no input>") : paths.front();
-  InputPlan plan = detail::io_guard(where, [&] { return detail::plan_unguarded(paths); });
+  InputPlan plan = detail::io_guard(where, [&] { return detail::plan_unguarded(paths, opt.accelsim.progress, opt.accelsim.progress_ctx); });
   auto chosen = detail::io_guard(where, [&] { return detail::select_launches(plan, opt); });
   using Result = decltype(work(std::declval<Kernel&&>(), std::declval<const Measurement&>(), std::size_t{}));
   std::size_t batch = opt.jobs == 0 ? hardware_jobs() : opt.jobs;

@@ -157,8 +157,9 @@ GPUPERF_FUNC void add_folder(const std::string& dir, std::vector<std::pair<std::
   }
 }
 
-GPUPERF_FUNC InputPlan plan_unguarded(const std::vector<std::string>& paths) {
+GPUPERF_FUNC InputPlan plan_unguarded(const std::vector<std::string>& paths, ProgressFn progress, void* progress_ctx) {
   namespace fs = std::filesystem;
+  ReadProgressScope show(progress, progress_ctx);  // the readers of whole inputs report through it
   std::vector<std::pair<std::string, const InputFormat*>> files;
   for (auto& p : paths) {
     if (!fs::exists(p)) throw IoError(p + ": no such file or directory");
@@ -285,7 +286,7 @@ GPUPERF_FUNC void read_launches(InputPlan& plan, const std::vector<std::size_t>&
 
 // Loads one or more paths into one Application: the selected launches only.
 GPUPERF_FUNC Application load_unguarded(const std::vector<std::string>& paths, const LoadOptions& opt) {
-  InputPlan plan = plan_unguarded(paths);
+  InputPlan plan = plan_unguarded(paths, opt.accelsim.progress, opt.accelsim.progress_ctx);
   auto chosen = select_launches(plan, opt);
   read_launches(plan, chosen, opt);
   Application app;
