@@ -580,6 +580,7 @@ TEST_CASE("input format registry: every format claims its own fixture and no oth
       {"ncu_raw", kFix + "/devsample/ncu_raw.csv.xz"},
       {"ncu_details", kFix + "/formats/ncu_details.csv"},
       {"sass_listing", kFix + "/devsample/devkernels_sm90.cuobjdump.sass.xz"},
+      {"ncu_source_lines", kFix + "/lineinfo/ncu_source_cuda_sass.csv.xz"},
   };
   std::set<std::string> ids, names;
   for (const auto& f : input_formats()) {
@@ -757,4 +758,87 @@ TEST_CASE("PPT-GPU: an ALU kernel behind a bounds check is not predicted below i
     CHECK(r.cycles >= r.bounds.issue);
     CHECK(r.ipc <= 4.0);
   }
+}
+
+// Nsight Compute 2025.3.1 exports of lineinfo_kernels.cu (tests/data/lineinfo, -lineinfo, sm_90,
+// H100): the SASS page and raw page give the counts, the page printed as cuda,sass the lines.
+TEST_CASE("ncu CUDA-with-SASS page: each instruction's CUDA file and line, joined by name and instructions") {
+  const std::string li = kFix + "/lineinfo/";
+  const std::vector<std::string> counts = {li + "ncu_source_sass.csv.xz", li + "ncu_raw.csv.xz"};
+  auto with_lines = counts;
+  with_lines.push_back(li + "ncu_source_cuda_sass.csv.xz");
+  Application plain = load(counts), app = load(with_lines);
+  REQUIRE(app.kernels.size() == 2);
+  for (auto& s : plain.kernels[0].program) CHECK(s.source_line == 0);  // the SASS page has no lines
+  auto at = [](const Kernel& k, const std::string& opcode) -> const StaticInstr& {
+    for (auto& s : k.program)
+      if (s.opcode.rfind(opcode, 0) == 0 || s.text.find(opcode) != std::string::npos) return s;
+    FAIL("no " << opcode);
+    return k.program.front();
+  };
+  auto file_of = [](const StaticInstr& s) { return std::filesystem::path(s.source_file).filename().string(); };
+  const Kernel& scale = app.kernels[0];
+  CHECK(scale.launch.name == "scale_shift(const float *, float *, int, float, float)");
+  CHECK(scale.warnings.empty());
+  CHECK((file_of(at(scale, "LDG")) == "lineinfo_kernels.cu" && at(scale, "LDG").source_line == 11));   // float x = in[i];
+  CHECK((file_of(at(scale, "STG")) == "lineinfo_kernels.cu" && at(scale, "STG").source_line == 13));   // out[i] = y;
+  CHECK((file_of(at(scale, "FFMA")) == "lineinfo_helpers.cuh" && at(scale, "FFMA").source_line == 7));  // inlined y = y + b
+  // Listed under the call (line 12) and under the header: the inlined line, as nvdisasm -gi.
+  CHECK((file_of(at(scale, "ULDC UR6")) == "lineinfo_helpers.cuh" && at(scale, "ULDC UR6").source_line == 7));
+  CHECK(at(scale, "LDC").source_line == 8);   // the entry: the kernel's first line
+  const Kernel& sum = app.kernels[1];
+  CHECK(at(sum, "STS").source_line == 19);
+  CHECK(at(sum, "BAR").source_line == 20);
+  for (auto& s : sum.program)
+    if (s.opcode != "NOP") CHECK_MESSAGE(s.source_line > 0, s.text);  // every instruction but the padding has a line
+  // The same lines as the nvdisasm -gi listing of the same source gives (it names the inlined
+  // header line first, as the page does).
+  Application listing = load(std::vector<std::string>{li + "lineinfo.nvdisasm.sass.xz"});
+  std::size_t compared = 0, same = 0;
+  for (const Kernel& l : listing.kernels) {
+    const Kernel& k = l.launch.name.find("scale") != std::string::npos ? scale : sum;
+    std::map<std::uint64_t, const StaticInstr*> by_offset;
+    for (auto& s : k.program) by_offset[s.pc - k.program.front().pc] = &s;
+    for (auto& s : l.program) {
+      auto it = by_offset.find(s.pc - l.program.front().pc);
+      if (it == by_offset.end() || !s.source_line || s.opcode == "NOP") continue;
+      ++compared;
+      const bool eq = s.source_line == it->second->source_line && file_of(s) == file_of(*it->second);
+      CHECK_MESSAGE(eq, s.text << " listing " << file_of(s) << ":" << s.source_line << " page " << file_of(*it->second) << ":" << it->second->source_line);
+      same += eq;
+    }
+  }
+  CHECK(compared >= 60);
+  CHECK(same == compared);
+  // A page of another program joins nothing, with a warning.
+  std::vector<FunctionSourceLines> other = read_ncu_source_lines(li + "ncu_source_cuda_sass.csv.xz");
+  for (auto& f : other) f.name = "other_kernel(int)";
+  Kernel copy = plain.kernels[0];
+  CHECK_FALSE(attach_source_lines(copy, copy.launch.name, other));
+  auto pages = read_ncu_source_lines(li + "ncu_source_cuda_sass.csv.xz");
+  REQUIRE(pages.size() == 2);
+  for (auto& [off, line] : pages[0].by_offset) line.sass = "IMAD R0, R0, R0, R0";  // the same name, other instructions
+  CHECK_FALSE(attach_source_lines(copy, copy.launch.name, {pages[0]}));
+}
+
+TEST_CASE("ncu CUDA-with-SASS page: bad input names the file and line") {
+  auto bad = [](const std::string& text) {
+    std::string p = (std::filesystem::temp_directory_path() / "gpuperf_lines_bad.csv").string();
+    std::ofstream(p) << text;
+    try {
+      read_ncu_source_lines(p);
+    } catch (const ParseError& e) {
+      std::filesystem::remove(p);
+      return std::string(e.what());
+    }
+    std::filesystem::remove(p);
+    return std::string("no error");
+  };
+  const std::string head = "\"File Path\",\"/a.cu\"\n\"Function Name\",\"k(int)\"\n\"Line No\",\"Source\",\"Address\",\"Source\",\"Instructions Executed\"\n";
+  CHECK(bad(head + "\"x\",\"int i;\",\"-\",\"-\",\"1\"\n").find(":4:") != std::string::npos);
+  CHECK(bad(head + "\"x\",\"int i;\",\"-\",\"-\",\"1\"\n").find("expected a source line number, found 'x'") != std::string::npos);
+  CHECK(bad(head + "\"\",\"\",\"0x10\",\"FFMA R1, R1, R1, R1\",\"1\"\n").find("expected a CUDA source line row before the instruction at 0x10") != std::string::npos);
+  CHECK(bad(head + "\"3\",\"int i;\",\"-\",\"-\",\"1\"\n\"\",\"\",\"0xZZ\",\"FFMA\",\"1\"\n").find("expected a hexadecimal instruction address, found '0xZZ'") != std::string::npos);
+  CHECK(bad("\"File Path\",\"/a.cu\"\n\"3\",\"int i;\",\"-\",\"-\"\n").find("expected '\"File Path\"', '\"Function Name\"' and a") != std::string::npos);
+  CHECK(bad("\"File Path\",\"/a.cu\"\n").find("expected at least one '\"Function Name\"' section") != std::string::npos);
 }

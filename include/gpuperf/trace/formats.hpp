@@ -11,6 +11,7 @@
 #include "gpuperf/trace/byte_source.hpp"
 #include "gpuperf/trace/formats/accelsim.hpp"
 #include "gpuperf/trace/formats/ncu.hpp"
+#include "gpuperf/trace/formats/ncu_lines.hpp"
 #include "gpuperf/trace/formats/pptgpu.hpp"
 #include "gpuperf/trace/formats/sass_listing.hpp"
 #include "gpuperf/trace/input_format.hpp"
@@ -23,6 +24,7 @@ GPUPERF_FUNC const std::vector<InputFormat>& input_formats() {
       formats::ncu_source(),
       formats::ncu_raw(),
       formats::ncu_details(),
+      formats::ncu_source_lines(),
       formats::sass_listing(),
       formats::accelsim_kernelslist(),
       formats::pptgpu_app_config(),
@@ -33,7 +35,8 @@ GPUPERF_FUNC const std::vector<InputFormat>& input_formats() {
 // What a file that no format claims is told it should have been.
 inline constexpr const char* kExpectedInputs =
     "expected an Accel-Sim .trace/.traceg or kernelslist, a PPT-GPU app folder, "
-    "Nsight Compute source/raw CSV pages, or a cuobjdump/nvdisasm SASS listing";
+    "Nsight Compute source/raw CSV pages (and the source page printed as cuda,sass for CUDA lines), "
+    "or a cuobjdump/nvdisasm SASS listing";
 
 // The format with this id, or nullptr.
 GPUPERF_FUNC const InputFormat* find_input_format(std::string_view id) {

@@ -62,6 +62,7 @@ inline void refuse_duplicates(const std::vector<std::string>& files, const std::
 struct InputPlan {
   std::vector<detail::PendingKernel> launches;
   std::vector<Kernel> listing;  // SASS listing functions to join into the launches
+  std::vector<FunctionSourceLines> source_lines;  // CUDA lines per function, joined into the launches
   std::vector<MemcpyCommand> memcpys;
   std::string device_name;
   std::string empty_list;  // an input that names no kernels (for the "no kernels" message)

@@ -128,6 +128,19 @@ struct ProfiledTraffic {
   double dram_read_bytes = 0, dram_write_bytes = 0;
 };
 
+// CUDA source lines of one function's instructions, by offset from its first instruction, as
+// a profiler page lists them (Nsight Compute's source page printed as CUDA with SASS). Joined
+// to a kernel of the same name whose instructions agree (trace/ncu_lines_reader.hpp).
+struct FunctionSourceLines {
+  std::string name;  // as the page names it (demangled)
+  struct Line {
+    std::string sass;  // the instruction's text on the page, to check the join
+    std::string file;
+    std::uint32_t line = 0;
+  };
+  std::map<std::uint64_t, Line> by_offset;
+};
+
 struct Kernel {
   LaunchConfig launch;
   SourceFormat format = SourceFormat::unknown;
