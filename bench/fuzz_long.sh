@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 export FUZZ_SECONDS=${FUZZ_SECONDS:-3600}
 export FUZZ_JOBS=${FUZZ_JOBS:-2}
 export FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
-TARGETS=${FUZZ_TARGETS:-accelsim ncu_source ncu_raw sass pptgpu_config pptgpu tables kernelslist}
+TARGETS=${FUZZ_TARGETS:-accelsim ncu_source ncu_raw ncu_lines sass pptgpu_config pptgpu tables kernelslist}
 export FUZZ_TARGETS=$TARGETS
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 rc=0

@@ -48,7 +48,7 @@ if [ "${1:-}" = --record ]; then record "$2" "${3:-}"; exit $?; fi
 B=${FUZZ_BUILD:-build-fuzz}
 BIN=${FUZZ_BIN:-$B/fuzz_readers}
 S=${FUZZ_SECONDS:-600}
-WORKERS=${FUZZ_WORKERS:-accelsim=2 ncu_source=2 ncu_raw=2 sass=2 pptgpu_config=2 pptgpu=2 tables=2 kernelslist=2}
+WORKERS=${FUZZ_WORKERS:-accelsim=2 ncu_source=2 ncu_raw=2 ncu_lines=2 sass=2 pptgpu_config=2 pptgpu=2 tables=2 kernelslist=2}
 [ -x "$BIN" ] || { echo "fuzz_parallel: no fuzz binary $BIN (build it with tests/fuzz/run_fuzzers.sh)"; exit 1; }
 FX=tests/fixtures
 eval "$(sed -n '/^seed() {/,/^}/p' tests/fuzz/run_fuzzers.sh)"   # the seeds of run_fuzzers.sh, unchanged

@@ -1,6 +1,6 @@
 // libFuzzer targets, one per reader and per page, in one binary (one compile for CI):
-// GPUPERF_FUZZ_TARGET selects accelsim, ncu_source, ncu_raw, sass, pptgpu_config, pptgpu,
-// tables or kernelslist. Every reader must end bad input in a gpuperf::Error: any other exception, a
+// GPUPERF_FUZZ_TARGET selects accelsim, ncu_source, ncu_raw, ncu_lines, sass, pptgpu_config,
+// pptgpu, tables or kernelslist. Every reader must end bad input in a gpuperf::Error: any other exception, a
 // crash, a hang, or undefined behaviour (UBSan with recovery off) is a finding.
 #include <unistd.h>
 
@@ -14,7 +14,7 @@
 
 namespace {
 
-enum class FuzzedReader { accelsim, ncu_source, ncu_raw, sass, pptgpu_config, pptgpu, tables, kernelslist };
+enum class FuzzedReader { accelsim, ncu_source, ncu_raw, ncu_lines, sass, pptgpu_config, pptgpu, tables, kernelslist };
 FuzzedReader g_target = FuzzedReader::accelsim;
 std::string g_dir;  // per-process scratch directory
 
@@ -38,6 +38,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   if (s == "accelsim") g_target = FuzzedReader::accelsim;
   else if (s == "ncu_source") g_target = FuzzedReader::ncu_source;
   else if (s == "ncu_raw") g_target = FuzzedReader::ncu_raw;
+  else if (s == "ncu_lines") g_target = FuzzedReader::ncu_lines;
   else if (s == "sass") g_target = FuzzedReader::sass;
   else if (s == "pptgpu_config") g_target = FuzzedReader::pptgpu_config;
   else if (s == "pptgpu") g_target = FuzzedReader::pptgpu;
@@ -65,6 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       }
       case FuzzedReader::ncu_source: write(in, data, size); read_ncu_source(in); break;
+      case FuzzedReader::ncu_lines: write(in, data, size); read_ncu_source_lines(in); break;
       case FuzzedReader::ncu_raw: write(in, data, size); read_ncu_raw(in); break;
       case FuzzedReader::sass: write(in, data, size); read_sass_listing(in); break;
       case FuzzedReader::pptgpu_config: write(in, data, size); read_ppt_app_config(in); break;

@@ -12,7 +12,7 @@ cmake -S . -B "$B" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelW
   -DGPUPERF_BUILD_TESTS=OFF -DGPUPERF_BUILD_CLI=OFF -DGPUPERF_BUILD_BENCH=OFF >/dev/null || { echo "fuzz: cmake configure FAILED"; exit 1; }
 cmake --build "$B" > "$B/build.log" 2>&1 || { tail -60 "$B/build.log"; echo "fuzz: build FAILED"; exit 1; }
 S=${FUZZ_SECONDS:-20}
-TARGETS=${FUZZ_TARGETS:-accelsim ncu_source ncu_raw sass pptgpu_config pptgpu tables kernelslist}
+TARGETS=${FUZZ_TARGETS:-accelsim ncu_source ncu_raw ncu_lines sass pptgpu_config pptgpu tables kernelslist}
 FX=tests/fixtures
 # Seeds cut a prefix of a fixture with head, which makes xz die of SIGPIPE: under pipefail
 # that failed the pipeline, and set -e then ended the target's background job without a word.
@@ -24,6 +24,8 @@ seed() {  # seed TARGET DIR: the real fixtures of that format
                 xz -dc $FX/devsample/ncu_source.csv.xz | head -n 12 > "$d/src_small.csv" || true ;;
     ncu_raw) xz -dc $FX/devsample/ncu_raw.csv.xz | head -n 4 > "$d/raw.csv" || true
              xz -dc $FX/devsample/ncu_raw.csv.xz | head -n 3 | cut -d, -f1-12 > "$d/raw_narrow.csv" || true ;;
+    ncu_lines) xz -dc $FX/lineinfo/ncu_source_cuda_sass.csv.xz | head -c 30000 > "$d/lines.csv" || true
+               xz -dc $FX/lineinfo/ncu_source_cuda_sass.csv.xz | head -n 8 > "$d/lines_small.csv" || true ;;
     sass) for f in $FX/devsample/*.sass.xz; do xz -dc "$f" | head -c 30000 > "$d/$(basename "$f" .xz)" || true; done ;;
     pptgpu_config) printf 'kernel_1 = { "kernel_name": "Kernel", "num_registers": 18, "shared_mem_bytes": 0,\n  "grid_size": 8, "block_size": 512, "cuda_stream_id": 0 }\nkernel_2 = { "kernel_name": "Kernel2", "num_registers": 12, "shared_mem_bytes": 0, "grid_size": 8, "block_size": 512, "cuda_stream_id": 0 }\n' > "$d/app_config.py" ;;
     pptgpu) local p=$FX/pptgpu/bounds_loop
