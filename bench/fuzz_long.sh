@@ -19,8 +19,6 @@ nice -n 10 tests/fuzz/run_fuzzers.sh || rc=$?
 python3 - "$FUZZ_BUILD" "$started" "$rc" $TARGETS <<'PY'
 import json, os, re, subprocess, sys, datetime
 build, started, rc, targets = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
-out = "bench/results/fuzz.json"
-data = json.load(open(out)) if os.path.exists(out) else {"runs": [], "totals": {}}
 def stat(log, key):
     m = re.findall(r"stat::%s:\s*(\d+)" % key, log)
     return int(m[-1]) if m else None
@@ -44,16 +42,8 @@ for t in targets:
                          "clean": ("runtime error:" not in log and "ERROR: AddressSanitizer" not in log
                                    and "ERROR: libFuzzer" not in log and not findings),
                          "findings": findings}
-    tot = data["totals"].setdefault(t, {"executions": 0, "seconds": 0, "runs": 0})
-    tot["executions"] += execs
-    tot["seconds"] += run["seconds_per_target"]
-    tot["runs"] += 1
-data["runs"].append(run)
-with open(out, "w") as f:
-    json.dump(data, f, indent=2)
-    f.write("\n")
-for t, r in run["targets"].items():
-    print(f"fuzz_long: {t}: {r['executions']} executions, {r['exec_per_s']} exec/s, "
-          f"{'clean' if r['clean'] else 'FINDING'}; total {data['totals'][t]['executions']}")
+with open(os.path.join(build, "fuzz_long_run.json"), "w") as f:
+    json.dump(run, f, indent=2)
 PY
+python3 bench/fuzz_record.py "$FUZZ_BUILD/fuzz_long_run.json" fuzz_long || rc=$?
 exit $rc

@@ -22,26 +22,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 record() {  # record RUN.json [MACHINE]: append a run to bench/results/fuzz.json and add to its totals
-  python3 - "$1" "${2:-}" <<'PY'
-import json, os, sys
-run = json.load(open(sys.argv[1]))
-if sys.argv[2]:
-    run["machine"] = sys.argv[2]
-out = "bench/results/fuzz.json"
-data = json.load(open(out)) if os.path.exists(out) else {"runs": [], "totals": {}}
-for t, r in run["targets"].items():
-    tot = data["totals"].setdefault(t, {"executions": 0, "seconds": 0, "runs": 0})
-    tot["executions"] += r["executions"]
-    tot["seconds"] += r["process_seconds"]
-    tot["runs"] += 1
-data["runs"].append(run)
-with open(out, "w") as f:
-    json.dump(data, f, indent=2)
-    f.write("\n")
-for t, r in run["targets"].items():
-    print(f"fuzz_parallel: {t}: {r['executions']} executions ({r['workers']} processes), {r['exec_per_s']} exec/s, "
-          f"{'clean' if r['clean'] else 'FINDING'}; total {data['totals'][t]['executions']}")
-PY
+  python3 bench/fuzz_record.py "$1" fuzz_parallel "${2:-}"
 }
 if [ "${1:-}" = --record ]; then record "$2" "${3:-}"; exit $?; fi
 
