@@ -817,7 +817,7 @@ TEST_CASE("ncu CUDA-with-SASS page: each instruction's CUDA file and line, joine
   CHECK_FALSE(attach_source_lines(copy, copy.launch.name, other));
   auto pages = read_ncu_source_lines(li + "ncu_source_cuda_sass.csv.xz");
   REQUIRE(pages.size() == 2);
-  for (auto& [off, line] : pages[0].by_offset) line.sass = "IMAD R0, R0, R0, R0";  // the same name, other instructions
+  for (auto& [off, line] : pages[0].by_offset) line.opcode = "IMAD";  // the same name, other instructions
   CHECK_FALSE(attach_source_lines(copy, copy.launch.name, {pages[0]}));
 }
 

@@ -134,7 +134,7 @@ struct ProfiledTraffic {
 struct FunctionSourceLines {
   std::string name;  // as the page names it (demangled)
   struct Line {
-    std::string sass;  // the instruction's text on the page, to check the join
+    std::string opcode;  // the instruction's opcode on the page ("LDG.E"), to check the join
     std::string file;
     std::uint32_t line = 0;
   };

@@ -34,7 +34,7 @@ namespace detail {
 struct PendingFunctionLines {
   std::string name;
   struct Where {
-    std::string sass, file;
+    std::string opcode, file;
     std::uint32_t line = 0;
   };
   std::map<std::uint64_t, std::vector<Where>> by_address;
@@ -53,7 +53,7 @@ inline FunctionSourceLines resolve_lines(const PendingFunctionLines& f) {
   for (auto& [addr, wheres] : f.by_address) {
     auto inlined = std::find_if(wheres.begin(), wheres.end(), [&](const PendingFunctionLines::Where& w) { return w.file != entry_file; });
     const auto& w = inlined != wheres.end() ? *inlined : wheres.front();
-    out.by_offset[addr - entry] = {w.sass, w.file, w.line};
+    out.by_offset[addr - entry] = {w.opcode, w.file, w.line};
   }
   return out;
 }
@@ -106,7 +106,7 @@ inline std::vector<FunctionSourceLines> read_ncu_source_lines(const std::string&
     if (source_line == 0) throw ParseError(path, lr.line_number(), 1, "expected a CUDA source line row before the instruction at " + f[2]);
     auto& wheres = fn->by_address[addr];
     const bool seen = std::any_of(wheres.begin(), wheres.end(), [&](const auto& w) { return w.file == file && w.line == source_line; });
-    if (!seen) wheres.push_back({std::string(scan::trim(f[3])), file, source_line});
+    if (!seen) wheres.push_back({sass::parse_instruction_text(f[3]).opcode, file, source_line});
   }
   if (functions.empty()) throw ParseError(path, lr.line_number(), 1, "expected at least one '\"Function Name\"' section in the CUDA-with-SASS source page");
   std::vector<FunctionSourceLines> out;
@@ -114,26 +114,11 @@ inline std::vector<FunctionSourceLines> read_ncu_source_lines(const std::string&
   return out;
 }
 
-namespace detail {
-
-// The SASS mnemonic of an instruction's text, without predicate and modifiers ("LDG").
-inline std::string mnemonic_of(std::string_view text) {
-  text = scan::trim(text);
-  if (!text.empty() && text.front() == '@') {
-    auto sp = text.find_first_of(" \t");
-    text = sp == std::string_view::npos ? std::string_view() : scan::trim(text.substr(sp));
-  }
-  auto end = text.find_first_of(" \t.;");
-  return std::string(text.substr(0, end));
-}
-
-}  // namespace detail
-
 // Sets the CUDA file and line of each instruction of `k` that has none, from the function of
 // `pages` with the kernel's name (compared as ncu_base_name of `demangled_name`) whose
-// instructions agree with the kernel's at 90 % of the offsets both have. Offsets count from each
-// side's first instruction, so the page's runtime addresses join a trace's offsets as well as
-// the SASS page's addresses. Returns whether a function joined.
+// instructions agree with the kernel's (base mnemonics) at 90 % of the offsets both have.
+// Offsets count from each side's first instruction, so the page's runtime addresses join a
+// trace's offsets as well as the SASS page's addresses. Returns whether a function joined.
 inline bool attach_source_lines(Kernel& k, const std::string& demangled_name, const std::vector<FunctionSourceLines>& pages) {
   if (k.program.empty()) return false;
   std::uint64_t first = k.program.front().pc;
@@ -146,7 +131,7 @@ inline bool attach_source_lines(Kernel& k, const std::string& demangled_name, co
       auto it = fl.by_offset.find(s.pc - first);
       if (it == fl.by_offset.end()) continue;
       ++common;
-      agree += detail::mnemonic_of(it->second.sass) == detail::mnemonic_of(s.opcode);
+      agree += sass::tokenize_opcode(it->second.opcode).base == sass::tokenize_opcode(s.opcode).base;
     }
     if (common == 0 || agree * 10 < common * 9) continue;
     for (auto& s : k.program) {
