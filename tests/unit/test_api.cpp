@@ -8,6 +8,9 @@
 #include "gpuperf/gpuperf.hpp"
 #include "gpuperf/report/json_view.hpp"
 
+// Each test file has its own namespace: the unit tests compile as one unity build.
+namespace gpuperf_test_api {
+
 using namespace gpuperf;
 
 static const std::string kFix = std::string(GPUPERF_TEST_DIR) + "/fixtures";
@@ -139,3 +142,5 @@ TEST_CASE("what-if knobs: one registry that set(), knobs() and the README follow
     CHECK(std::string(k.help).size() > 0);
   }
 }
+
+}  // namespace gpuperf_test_api

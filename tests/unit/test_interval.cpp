@@ -12,6 +12,9 @@
 #include "gpuperf/arch/gpu_spec.hpp"
 #include "gpuperf/model/interval.hpp"
 
+// Each test file has its own namespace: the unit tests compile as one unity build.
+namespace gpuperf_test_interval {
+
 using namespace gpuperf;
 
 namespace {
@@ -184,3 +187,5 @@ TEST_CASE("the held-out-suite level widens the fit until each train suite left o
   // Suites too small for an interval of the rest get no coverage entry.
   CHECK(held_out_suite_coverage({a, {0.1, 0.2}}, 0.8)[0] == -1);
 }
+
+}  // namespace gpuperf_test_interval

@@ -10,6 +10,9 @@
 
 #include "gpuperf/gpuperf.hpp"
 
+// Each test file has its own namespace: the unit tests compile as one unity build.
+namespace gpuperf_test_memory_requests {
+
 using namespace gpuperf;
 
 namespace {
@@ -153,3 +156,5 @@ TEST_CASE("counts-only input: ncu's L1 tag requests are the lines a global reque
   CHECK(an.pcs[1].partial_store_sectors == 3200);   // 4 B per 32 B sector
   CHECK(an.pcs[1].partial_store_lines == 800);
 }
+
+}  // namespace gpuperf_test_memory_requests

@@ -12,6 +12,9 @@
 
 #include "gpuperf/gpuperf.hpp"
 
+// Each test file has its own namespace: the unit tests compile as one unity build.
+namespace gpuperf_test_model {
+
 using namespace gpuperf;
 
 static const std::string kFix = std::string(GPUPERF_TEST_DIR) + "/fixtures";
@@ -782,3 +785,5 @@ TEST_CASE("work imbalance: a backward branch from a far block does not make the 
   CHECK(r.bottleneck != Bottleneck::imbalance);
   CHECK(r.time_us < 100);
 }
+
+}  // namespace gpuperf_test_model

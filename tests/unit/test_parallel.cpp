@@ -13,6 +13,9 @@
 #include "gpuperf/gpuperf.hpp"
 #include "gpuperf/report/json_view.hpp"
 
+// Each test file has its own namespace: the unit tests compile as one unity build.
+namespace gpuperf_test_parallel {
+
 using namespace gpuperf;
 namespace fs = std::filesystem;
 
@@ -264,3 +267,5 @@ TEST_CASE("progress: kernel files read of the selection, and the bytes and text 
   CHECK(streamed.kernels_done() == std::vector<std::size_t>{1, 2, 3});
   for (auto& p : streamed.calls) CHECK(p.kernels_total == 3);
 }
+
+}  // namespace gpuperf_test_parallel

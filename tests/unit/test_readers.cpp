@@ -15,6 +15,9 @@
 
 #include "gpuperf/gpuperf.hpp"
 
+// Each test file has its own namespace: the unit tests compile as one unity build.
+namespace gpuperf_test_readers {
+
 using namespace gpuperf;
 
 static const std::string kFix = std::string(GPUPERF_TEST_DIR) + "/fixtures";
@@ -842,3 +845,5 @@ TEST_CASE("ncu CUDA-with-SASS page: bad input names the file and line") {
   CHECK(bad("\"File Path\",\"/a.cu\"\n\"3\",\"int i;\",\"-\",\"-\"\n").find("expected '\"File Path\"', '\"Function Name\"' and a") != std::string::npos);
   CHECK(bad("\"File Path\",\"/a.cu\"\n").find("expected at least one '\"Function Name\"' section") != std::string::npos);
 }
+
+}  // namespace gpuperf_test_readers

@@ -20,6 +20,9 @@
 #include "gpuperf/gpuperf.hpp"
 #include "gpuperf/trace/accelsim_writer.hpp"
 
+// Each test file has its own namespace: the unit tests compile as one unity build.
+namespace gpuperf_test_redteam {
+
 using namespace gpuperf;
 namespace fs = std::filesystem;
 
@@ -520,3 +523,5 @@ TEST_CASE("redteam: ncu memory counters are checked where they enter; a partial 
   write_file(f, page({}, "lts__t_sectors_op_atom.sum"));
   CHECK_FALSE(read_ncu_raw(f).at(0).traffic.present);
 }
+
+}  // namespace gpuperf_test_redteam

@@ -7,6 +7,9 @@
 
 #include "gpuperf/gpuperf.hpp"
 
+// Each test file has its own namespace: the unit tests compile as one unity build.
+namespace gpuperf_test_sass_tables {
+
 using namespace gpuperf;
 
 static const std::string kFix = std::string(GPUPERF_TEST_DIR) + "/fixtures";
@@ -312,3 +315,5 @@ TEST_CASE("calibrated Hopper table: measured values replace the estimates") {
   CHECK(ops->x.front() == 1);
   CHECK(ops->at(1) < ops->at(1 << 20) / 20);  // one hot word is far slower than a spread
 }
+
+}  // namespace gpuperf_test_sass_tables

@@ -9,6 +9,9 @@
 
 #include "gpuperf/gpuperf.hpp"
 
+// Each test file has its own namespace: the unit tests compile as one unity build.
+namespace gpuperf_test_what_if {
+
 using namespace gpuperf;
 
 static const std::string kData = std::string(GPUPERF_TEST_DIR) + "/data";
@@ -171,3 +174,5 @@ TEST_CASE("sweep times do not depend on the number of threads, the other points 
   const auto st = s.predict_times(specs, {}, {}, 2);
   for (std::size_t i = 0; i < specs.size(); ++i) CHECK(st[i][0] == one[i]);
 }
+
+}  // namespace gpuperf_test_what_if
