@@ -3,6 +3,10 @@
 // src/lib/tables.cpp for gpuperf::gpuperf.
 #pragma once
 
+#include <fstream>
+#include <iterator>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "gpuperf/arch/tables.hpp"
@@ -58,8 +62,11 @@ struct DuplicateKey {
 inline json read_json_file(const std::string& path, std::vector<DuplicateKey>* duplicates = nullptr) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw IoError(path + ": table file is not a regular file");
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError(path + ": cannot open table file");
+  // Parsed from memory: nlohmann's stream adapter reads a character per virtual call.
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw IoError(path + ": cannot read table file");
   std::vector<std::pair<std::string, std::set<std::string>>> objects;  // open objects: name, keys seen
   std::vector<std::string> arrays;                                       // open arrays: name
   std::string key;                                                       // the key whose value comes next
@@ -83,7 +90,7 @@ inline json read_json_file(const std::string& path, std::vector<DuplicateKey>* d
     return true;
   };
   try {
-    return json::parse(in, events);
+    return json::parse(text, events);
   } catch (const json::parse_error& e) {
     throw TableError(path + ": invalid JSON: " + e.what());
   }
