@@ -672,6 +672,49 @@ TEST_CASE("counts-only input: hit rates and DRAM traffic come from the profile's
   CHECK(carried.memory.dram_write_bytes == doctest::Approx((1 - 0.6 * keep) * sectors * 32));
 }
 
+TEST_CASE("warp queueing: mean value analysis of warps sharing one resource between latencies") {
+  // One warp never queues: its latency plus its service.
+  CHECK(closed_queue_round_cycles(1, 5, 10) == doctest::Approx(15));
+  // Many warps: the resource's total demand.
+  CHECK(closed_queue_round_cycles(64, 1, 10) == doctest::Approx(64));
+  // Where they meet (8 warps, 1 cycle of service and 7 of latency each), warps wait for each
+  // other: 9.742 cycles by the MVA recursion R = D (1 + Q), X = k / (Z + R), Q = X R, against a
+  // largest bound of 8.
+  CHECK(closed_queue_round_cycles(8, 1, 7) == doctest::Approx(9.7421).epsilon(1e-4));
+  CHECK(closed_queue_round_cycles(2, 1000, 3000) == doctest::Approx(4250));
+  // From a chain and a throughput bound: never below either.
+  CHECK(queued_round_cycles(1, 100, 30) == doctest::Approx(100));
+  CHECK(queued_round_cycles(8, 8, 8) == doctest::Approx(9.7421).epsilon(1e-4));
+  CHECK(queued_round_cycles(16, 10, 1000) >= 1000);
+  CHECK(queued_round_cycles(0, 10, 0) == doctest::Approx(10));
+}
+
+TEST_CASE("counts-only input: a CTA barrier between a latency phase and an issue phase stops them overlapping") {
+  // 132 CTAs of 8 warps per sub-partition, one per H100 SM. Phase one: a loop of dependent
+  // loads (latency-bound); phase two: a loop of two independent FFMAs (issue-bound). Without a
+  // barrier the warps overlap one phase with the other; with one they cannot.
+  const double warps = 132 * 32, a = 10, b = 250;
+  auto make = [&](const char* middle) {
+    auto k = counted_kernel("phases", 1024, 132, 32,
+                            {{"LDG.E R4, [R4.64]", warps * a}, {"@P0 BRA 0x0", warps * a, 0x0}, {middle, warps},
+                             {"FFMA R10, R12, R14, R16", warps * b}, {"FFMA R11, R13, R15, R17", warps * b}, {"@P1 BRA 0x30", warps * b, 0x30},
+                             {"EXIT", warps}});
+    k->program[0].global_sectors = static_cast<std::uint64_t>(warps * a);  // one sector per load
+    return k;
+  };
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  auto free = Predictor(make("NOP")).predict(h100);
+  auto synced = Predictor(make("BAR.SYNC.DEFER_BLOCKING 0x0")).predict(h100);
+  // One phase's latency hides behind the other's issue: little more than the largest bound.
+  CHECK(free.cycles < 1.15 * std::max(free.bounds.latency, free.bounds.issue));
+  // With the barrier the phases run one after the other: the loads' dependent chain, then the
+  // FFMAs' issue (3 b instructions for each of 8 warps).
+  CHECK(synced.cycles > 1.3 * free.cycles);
+  CHECK(synced.cycles > 0.95 * (free.bounds.latency - 3 * b + 8 * 3 * b));
+  CHECK(synced.stalls.barrier > 0);
+  CHECK(free.stalls.barrier == 0);
+}
+
 TEST_CASE("work imbalance: a loop one warp of 8192 runs is that warp's dependent path, not spread over the grid") {
   const double warps = 8192, iters = 10000;
   auto k = counted_kernel("one_warp_loop", 256, 1024 /* 8192 warps */, 16,

@@ -15,6 +15,7 @@
 #include "gpuperf/model/occupancy.hpp"
 #include "gpuperf/model/round.hpp"
 #include "gpuperf/model/stalls.hpp"
+#include "gpuperf/model/warp_queueing.hpp"
 
 namespace gpuperf {
 
@@ -27,11 +28,12 @@ struct WarpAverages {
   std::map<std::string, bool> unit_sm_scope;
 };
 
+// The averages of the instructions at order indices [first, last).
 inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& stall, double tw,
-                                  double partial_cost) {
+                                  double partial_cost, std::size_t first, std::size_t last) {
   const Kernel& k = *an.kernel;
   WarpAverages w;
-  for (std::size_t oi = 0; oi < an.order.size(); ++oi) {
+  for (std::size_t oi = first; oi < last; ++oi) {
     auto i = an.order[oi];
     const auto& d = desc[i];
     double c = an.pcs[i].warp_exec / tw;  // executions per warp
@@ -48,21 +50,84 @@ inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<In
   return w;
 }
 
+// The program split after each executed CTA barrier, in PC order: [first, last) order indices.
+// A loop with a barrier in its body splits the body; code before the loop joins its first part.
+inline std::vector<std::pair<std::size_t, std::size_t>> barrier_phases(const KernelAnalysis& an, const std::vector<InstrDesc>& desc) {
+  std::vector<std::pair<std::size_t, std::size_t>> phases;
+  std::size_t first = 0;
+  for (std::size_t oi = 0; oi < an.order.size(); ++oi) {
+    auto i = an.order[oi];
+    if (desc[i].is_barrier && an.pcs[i].warp_exec > 0) { phases.push_back({first, oi + 1}); first = oi + 1; }
+  }
+  if (first < an.order.size() || phases.empty()) phases.push_back({first, an.order.size()});
+  return phases;
+}
+
+// The SM's throughput bounds for `warps_per_sp` warps of a sub-partition (`warps_sm` on the SM)
+// with averages `w`: issue, the busiest functional unit, and the L1/shared pipeline.
+struct ThroughputBounds {
+  double issue = 0, functional_unit = 0, shared_memory = 0, l1 = 0;
+  std::string busiest_unit;
+};
+inline ThroughputBounds throughput_bounds(const WarpAverages& w, const ArchTable& a, double warps_per_sp, double warps_sm) {
+  ThroughputBounds b;
+  b.issue = bound::issue(warps_per_sp, w.instrs);
+  for (auto& [cls, busy] : w.unit_busy) {
+    // An SM-wide unit serves every warp of the SM, a sub-partition's unit only its own.
+    auto it = w.unit_sm_scope.find(cls);
+    double u = it != w.unit_sm_scope.end() && it->second ? bound::unit(warps_sm, busy) : bound::unit(warps_per_sp, busy);
+    if (u > b.functional_unit) { b.functional_unit = u; b.busiest_unit = cls; }
+  }
+  b.shared_memory = bound::mio(warps_sm * w.shared_wf, a.mem("shared_wavefronts_per_cycle"));
+  b.l1 = bound::mio(warps_sm * w.l1_wf, a.mem("l1_wavefronts_per_cycle"));
+  return b;
+}
+
+// A round of CTAs that meet at barriers. Within a phase a CTA's warps run together, so its
+// latency and its throughput overlap phase by phase, not over the whole program: one CTA alone
+// takes the sum over phases of each phase's queued time. The round's CTAs are independent of
+// each other: they share the resources as customers of one closed queue.
+inline double phased_round_cycles(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& stall, double tw,
+                                  double partial_cost, const ArchTable& a, const std::vector<std::pair<std::size_t, std::size_t>>& phases,
+                                  double warps_per_block, double ctas) {
+  const double S = std::max(1, a.sub_partitions);
+  const double cta_per_sp = std::max(1.0, std::ceil(warps_per_block / S));
+  double alone = 0, issue = 0, unit = 0, mio = 0;
+  for (auto [first, last] : phases) {
+    const WarpAverages w = warp_averages(an, desc, stall, tw, partial_cost, first, last);
+    const ThroughputBounds b = throughput_bounds(w, a, cta_per_sp, warps_per_block);
+    alone += queued_round_cycles(cta_per_sp, w.chain, std::max({b.issue, b.functional_unit, b.shared_memory + b.l1}));
+    issue += b.issue;
+    unit += b.functional_unit;
+    mio += b.shared_memory + b.l1;
+  }
+  const double busiest = std::max({issue, unit, mio});  // one CTA's demand on the busiest resource
+  return closed_queue_round_cycles(std::max(1.0, ctas), busiest, alone - busiest);
+}
+
 // The resource whose bound exceeds the dependency chain: its stalls go to pipe, mio or
 // not_selected.
 enum class Binding { pipe, mio, not_selected };
 
-// Stall attribution: the dependency chain's waits, then whatever the binding throughput bound
-// adds beyond the chain, spread over instructions by their share of that resource.
+// Stall attribution: the dependency chain's waits; then what the queue for the busiest resource
+// adds beyond the chain (the round without barriers, `unphased_cycles`), spread over
+// instructions by their share of that resource; then what barriers add, over the barriers.
 inline void attribute_round_stalls(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& stall,
-                                   const std::vector<bool>& on_mem, double tw, double warps_round, double chain_w, RoundResult& r) {
+                                   const std::vector<bool>& on_mem, double tw, double warps_round, double chain_w, double unphased_cycles,
+                                   RoundResult& r) {
   const Kernel& k = *an.kernel;
   const bool ctrl = k.has_control_bits();
   r.pc_stalls.assign(k.program.size(), StallBreakdown{});
-  double extra = std::max(0.0, r.cycles - chain_w);
+  double extra = std::max(0.0, unphased_cycles - chain_w);
+  const double barrier_wait = std::max(0.0, r.cycles - std::max(unphased_cycles, chain_w));
+  double barriers_executed = 0;
+  for (auto i : an.order)
+    if (desc[i].is_barrier) barriers_executed += an.pcs[i].warp_exec / tw;
   double share_total = 0;
-  const Binding which = r.cycles == r.bounds.functional_unit && r.bounds.functional_unit > r.bounds.issue ? Binding::pipe
-                        : r.cycles == r.bounds.shared_memory + r.bounds.l1 && r.cycles > r.bounds.issue ? Binding::mio : Binding::not_selected;
+  // The busiest throughput resource takes the time beyond the chain: its queue.
+  const double mio = r.bounds.shared_memory + r.bounds.l1;
+  const Binding which = r.bounds.functional_unit > r.bounds.issue && r.bounds.functional_unit >= mio ? Binding::pipe
+                        : mio > r.bounds.issue ? Binding::mio : Binding::not_selected;
   auto share = [&](std::uint32_t i) {
     const auto& d = desc[i];
     double c = an.pcs[i].warp_exec / tw;
@@ -82,6 +147,7 @@ inline void attribute_round_stalls(const KernelAnalysis& an, const std::vector<I
       double e = extra * warps_round * share(i) / share_total;
       if (which == Binding::pipe) st.pipe += e; else if (which == Binding::mio) st.mio += e; else st.not_selected += e;
     }
+    if (desc[i].is_barrier && barriers_executed > 0) st.barrier += barrier_wait * warps_round * c / barriers_executed;
   }
 }
 
@@ -95,27 +161,31 @@ inline RoundResult bounds_round(const RoundModel& rm, const GpuSpec& g, const Oc
   const double warps_round = ctas * o.warps_per_block;
   const double per_sp = std::max(1.0, std::ceil(warps_round / S));
   const double tw = std::max(1.0, an.total_warps);
+  const double partial_cost = store_partial_line_wavefronts(a);
   std::vector<double> stall;
   std::vector<bool> on_mem;
   detail::static_stalls(an, *rm.desc, rm.latency, stall, on_mem);
-  detail::WarpAverages w = detail::warp_averages(an, *rm.desc, stall, tw, store_partial_line_wavefronts(a));
-  r.bounds.issue = bound::issue(per_sp, w.instrs);
-  for (auto& [cls, busy] : w.unit_busy) {
-    // An SM-wide unit serves every warp of the SM, a sub-partition's unit only its own.
-    double b = w.unit_sm_scope[cls] ? bound::unit(warps_round, busy) : bound::unit(per_sp, busy);
-    if (b > r.bounds.functional_unit) { r.bounds.functional_unit = b; r.bounds.busiest_unit = cls; }
-  }
+  detail::WarpAverages w = detail::warp_averages(an, *rm.desc, stall, tw, partial_cost, 0, an.order.size());
+  const detail::ThroughputBounds tb = detail::throughput_bounds(w, a, per_sp, warps_round);
+  r.bounds.issue = tb.issue;
+  r.bounds.functional_unit = tb.functional_unit;
+  r.bounds.busiest_unit = tb.busiest_unit;
+  r.bounds.shared_memory = tb.shared_memory;
+  r.bounds.l1 = tb.l1;
   r.bounds.latency = w.chain;
   // Traces replay each warp's own stream (a simulation sees its busiest traced warp); counts
   // alone need the bound.
   if (!an.dynamic) r.bounds.busiest_warp = busiest_warp_cycles(an, *rm.desc, stall, w.chain);
-  double shared_rate = a.mem("shared_wavefronts_per_cycle");
-  double l1_rate = a.mem("l1_wavefronts_per_cycle");
-  r.bounds.shared_memory = bound::mio(warps_round * w.shared_wf, shared_rate);
-  r.bounds.l1 = bound::mio(warps_round * w.l1_wf, l1_rate);
-  r.cycles = std::max({r.bounds.issue, r.bounds.functional_unit, r.bounds.latency, r.bounds.shared_memory + r.bounds.l1});
+  // Warps queue for the busiest resources between their latencies: more than the largest bound
+  // where the chain and the throughput meet (warp_queueing.hpp); more again where CTA barriers
+  // make the warps of a CTA wait for each other.
+  const double unphased = queued_round_cycles(per_sp, r.bounds.latency, std::max({r.bounds.issue, r.bounds.functional_unit, r.bounds.shared_memory + r.bounds.l1}));
+  r.cycles = unphased;
+  const auto phases = detail::barrier_phases(an, *rm.desc);
+  if (phases.size() > 1)
+    r.cycles = std::max(r.cycles, detail::phased_round_cycles(an, *rm.desc, stall, tw, partial_cost, a, phases, o.warps_per_block, ctas));
   r.warp_instructions = w.instrs * warps_round;
-  detail::attribute_round_stalls(an, *rm.desc, stall, on_mem, tw, warps_round, w.chain, r);
+  detail::attribute_round_stalls(an, *rm.desc, stall, on_mem, tw, warps_round, w.chain, unphased, r);
   return r;
 }
 
