@@ -61,7 +61,7 @@ def sweep_speedup():
     # sweep on the same trace would only look them up.
     path = os.path.join(TRACES, "kernel-20.traceg.xz")
     grid = {"sm_clock_mhz": [1000, 1200, 1400, 1600, 1800, 1980], "dram_bandwidth_gbs": [2000, 2800, 3350, 4000],
-            "l2_mb": [40, 50]}
+            "l2_mib": [40, 50]}
 
     def cold(n_jobs):
         trace = gpuperf.Trace(path)

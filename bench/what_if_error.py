@@ -48,7 +48,7 @@ def count_only_inputs():
 def errors(points_per_kernel=4):
     rng = random.Random(17)
     rows = []
-    settings = [("h200", {}), ("a100", {"l2_mb": [20]})]
+    settings = [("h200", {}), ("a100", {"l2_mib": [20]})]
     for kind, inputs in (("traced", traced_inputs()), ("count_only", count_only_inputs())):
         for inp in inputs:
             t = gpuperf.Trace(inp)

@@ -49,7 +49,7 @@ ModelError = _core.ModelError
 _PKG_TABLES = os.path.join(os.path.dirname(__file__), "latency_tables")
 _tables_cache: Dict[tuple, Any] = {}
 
-# What-if knobs accepted by what_if()/sweep() (l2_mb is converted to bytes).
+# What-if knobs accepted by what_if()/sweep() (l2_mib is converted to bytes).
 KNOBS = tuple(_core.GpuSpec.knobs())
 
 
@@ -79,7 +79,7 @@ def _checked_tables(dirs) -> "_core.Tables":
 
 
 def gpu_spec(gpu: Union[str, "_core.GpuSpec"] = "a100", tables_dirs: Sequence[str] = (), **what_if: float) -> "_core.GpuSpec":
-    """A GPU from the catalog with what-if changes applied (sm_clock_mhz=..., sms=..., l2_mb=...)."""
+    """A GPU from the catalog with what-if changes applied (sm_clock_mhz=..., sms=..., l2_mib=...)."""
     spec = gpu.copy() if isinstance(gpu, _core.GpuSpec) else _core.GpuSpec.from_catalog(_checked_tables(tables_dirs), gpu)
     for k, v in what_if.items():
         if v is not None:
@@ -454,7 +454,7 @@ def predict(trace, gpu: Union[str, "_core.GpuSpec"] = "a100", kernel: Union[None
 def what_if(trace, gpu: Union[str, "_core.GpuSpec"] = "a100", kernel: Union[None, str, int] = None, mode: str = "auto",
             warm_l2: bool = False, launch_skip: int = 0, launch_count: Optional[int] = None, target: str = "duration",
             **changes: float) -> Result:
-    """predict() with GPU changes: sm_clock_mhz, sms, dram_bandwidth_gbs, l2_mb, latencies, ...
+    """predict() with GPU changes: sm_clock_mhz, sms, dram_bandwidth_gbs, l2_mib, latencies, ...
 
     The changes must be names from KNOBS (an unknown one raises ArgumentError, a ValueError)."""
     unknown = set(changes) - set(KNOBS)

@@ -255,14 +255,14 @@ PYBIND11_MODULE(_core, m) {
   struct Field {
     const char* attr;
     const char* knob;
-    double per_unit;  // attribute units per knob unit (l2_bytes is set as l2_mb)
+    double per_unit;  // attribute units per knob unit (l2_bytes is set as l2_mib)
     double GpuSpec::*member;
   };
   static const Field fields[] = {
       {"sm_clock_mhz", "sm_clock_mhz", 1, &GpuSpec::sm_clock_mhz},
       {"dram_bandwidth_gbs", "dram_bandwidth_gbs", 1, &GpuSpec::dram_bandwidth_gbs},
       {"dram_efficiency", "dram_efficiency", 1, &GpuSpec::dram_efficiency},
-      {"l2_bytes", "l2_mb", 1024.0 * 1024.0, &GpuSpec::l2_bytes},
+      {"l2_bytes", "l2_mib", 1024.0 * 1024.0, &GpuSpec::l2_bytes},
       {"l2_bandwidth_gbs", "l2_bandwidth_gbs", 1, &GpuSpec::l2_bandwidth_gbs},
       {"l1_hit_latency", "l1_hit_latency", 1, &GpuSpec::l1_hit_latency},
       {"l2_hit_latency", "l2_hit_latency", 1, &GpuSpec::l2_hit_latency},

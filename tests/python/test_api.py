@@ -103,17 +103,17 @@ def test_errors_are_also_the_matching_builtins():
 
 def test_results_record_their_settings_and_accept_warm_l2():
     tr = str(FIX / "accelsim" / "v5_modes.traceg")
-    r = gpuperf.what_if(tr, "v100", sms=40, l2_mb=3, warm_l2=True)
+    r = gpuperf.what_if(tr, "v100", sms=40, l2_mib=3, warm_l2=True)
     s = r.settings
     assert s["gpu"] == "V100-SXM2-16GB" and s["warm_l2"] is True and s["mode"] == "auto"
-    assert s["what_if"] == {"sms": 40.0, "l2_mb": 3.0}
+    assert s["what_if"] == {"sms": 40.0, "l2_mib": 3.0}
     assert s["spec"]["sms"] == 40 and s["spec"]["l2_bytes"] == 3 * 1024 * 1024
     assert s["spec"]["sm_clock_mhz"] == gpuperf.gpu_spec("v100").sm_clock_mhz
     assert json.loads(json.dumps(r.to_json()))["settings"] == s
     df = r.to_dataframe()
     assert bool(df["warm_l2"].iloc[0]) and df["sms"].iloc[0] == 40 and df["l2_bytes"].iloc[0] == 3 * 1024 * 1024
     # warm_l2 reaches the model through what_if and compare alike.
-    cold = gpuperf.what_if(tr, "v100", sms=40, l2_mb=3)
+    cold = gpuperf.what_if(tr, "v100", sms=40, l2_mib=3)
     assert cold.settings["warm_l2"] is False
     c = gpuperf.compare(tr, ["v100", "t4"], warm_l2=True, sms=20)
     assert list(c["warm_l2"]) == [True, True] and list(c["sms"]) == [20, 20]

@@ -114,6 +114,14 @@ TEST_CASE("JSON view carries the schema and every section") {
     CHECK_MESSAGE(k.contains(key), key);
   CHECK(k["per_pc"].size() > 10);
   CHECK(k["roofline"]["flops"]["fp32"].get<double>() == doctest::Approx(2.0 * 2048.0 * 2048 * 2048).epsilon(0.01));
+  // Counts are JSON integers (they were written as 16384.0); rates and times stay floats.
+  CHECK(k["grid"]["ctas"].is_number_integer());
+  CHECK(k["grid"]["ctas"] == 16384);
+  CHECK(k["instructions"]["warp"].is_number_integer());
+  CHECK(k["memory"]["global_load_sectors"].is_number_integer());
+  CHECK(k["per_pc"][0]["warp_executions"].is_number_integer());
+  CHECK(k["instructions"]["ipc"].is_number_float());
+  CHECK(k["time_us"].is_number_float());
   auto text = to_text(r.kernels[0], true);
   CHECK(text.find("bottleneck") != std::string::npos);
   CHECK(text.find("FFMA") != std::string::npos);
@@ -125,8 +133,10 @@ TEST_CASE("what-if knobs: one registry that set(), knobs() and the README follow
   REQUIRE(GpuSpec::knobs().size() == knob_registry().size());
   g.set("sm_clock_mhz", 1200);
   CHECK(g.sm_clock_mhz == 1200);
-  g.set("l2_mb", 10);
+  g.set("l2_mib", 10);
   CHECK(g.l2_bytes == 10.0 * 1024 * 1024);
+  // The old name meant MiB too: refused with the new name, not read as 10^6 bytes.
+  CHECK_THROWS_WITH_AS(g.set("l2_mb", 10), "--set l2_mb was renamed l2_mib: the L2 capacity in MiB (2^20 bytes)", ArgumentError);
   g.set("sms", 7);
   CHECK(g.sms == 7);
   CHECK_THROWS_WITH_AS(g.set("dram_efficiency", 1.5), "--set dram_efficiency must be in (0, 1]", ArgumentError);

@@ -99,9 +99,9 @@ TEST_CASE("every GPU value and option a round reads is in its key: a what-if nev
       for (const Knob& k : knob_registry()) {
         CAPTURE(k.name);
         GpuSpec w = g;
-        const double was = std::string(k.name) == "l2_mb" ? g.l2_bytes / 1048576.0 : std::string(k.name) == "sms" ? g.sms : 0;
+        const double was = std::string(k.name) == "l2_mib" ? g.l2_bytes / 1048576.0 : std::string(k.name) == "sms" ? g.sms : 0;
         if (std::string(k.name) == "sms") w.set(k.name, std::floor(was / 3));
-        else if (std::string(k.name) == "l2_mb") w.set(k.name, was / 64);
+        else if (std::string(k.name) == "l2_mib") w.set(k.name, was / 64);
         else if (std::string(k.name) == "dram_efficiency") w.set(k.name, 0.3);
         else if (std::string(k.name) == "sm_clock_mhz") w.set(k.name, 700);
         else if (std::string(k.name) == "alu_latency_scale") w.set(k.name, 3);

@@ -164,7 +164,7 @@ inline const std::vector<Knob>& knob_registry() {
       {"sms", "SMs", 1, false, 65536, true, "number of SMs", [](GpuSpec& g, double v) { g.sms = static_cast<int>(v); }},
       {"dram_bandwidth_gbs", "GB/s", 1e-3, false, 1e7, false, "DRAM bandwidth (theoretical)", [](GpuSpec& g, double v) { g.dram_bandwidth_gbs = v; }},
       {"dram_efficiency", "fraction", 0, true, 1, false, "share of the DRAM bandwidth a streaming kernel reaches", [](GpuSpec& g, double v) { g.dram_efficiency = v; }},
-      {"l2_mb", "MiB", 0, false, 1e6, false, "L2 capacity", [](GpuSpec& g, double v) { g.l2_bytes = v * 1024.0 * 1024.0; }},
+      {"l2_mib", "MiB", 0, false, 1e6, false, "L2 capacity", [](GpuSpec& g, double v) { g.l2_bytes = v * 1024.0 * 1024.0; }},
       {"l2_bandwidth_gbs", "GB/s", 1e-3, false, 1e8, false, "L2 bandwidth", [](GpuSpec& g, double v) { g.l2_bandwidth_gbs = v; }},
       {"l1_hit_latency", "cycles", 1, false, 1e6, false, "L1 hit latency", [](GpuSpec& g, double v) { g.l1_hit_latency = v; }},
       {"l2_hit_latency", "cycles", 1, false, 1e6, false, "L2 hit latency", [](GpuSpec& g, double v) { g.l2_hit_latency = v; }},
@@ -199,6 +199,8 @@ inline void GpuSpec::set(const std::string& key, double v) {
     k.apply(*this, v);
     return;
   }
+  // Renamed knobs get an error that names the new one, never a silent reinterpretation.
+  if (key == "l2_mb") throw ArgumentError("--set l2_mb was renamed l2_mib: the L2 capacity in MiB (2^20 bytes)");
   std::string all;
   for (auto& n : knobs()) all += (all.empty() ? "" : ", ") + n;
   throw ArgumentError("unknown GPU setting '" + key + "' (known: " + all + ")");

@@ -3,6 +3,9 @@
 // including the public facade does not parse nlohmann/json.
 #pragma once
 
+#include <cmath>
+#include <cstdint>
+
 #include <nlohmann/json.hpp>
 
 #include "gpuperf/report/explain.hpp"
@@ -13,6 +16,16 @@ namespace gpuperf {
 inline constexpr const char* kReportSchema = "gpuperf.report/1";
 
 inline nlohmann::json to_json(const StallBreakdown& s) { return nlohmann::json(s.as_map()); }
+
+namespace detail {
+// A count (CTAs, instructions, requests, sectors, executions) as a JSON integer. The model keeps
+// counts in doubles because a sampled trace's counts are scaled to the grid; the scaled
+// estimate is rounded, as a count cannot be fractional.
+inline nlohmann::json json_count(double v) {
+  if (!std::isfinite(v) || std::fabs(v) >= 9.0e18) return nlohmann::json(v);
+  return nlohmann::json(static_cast<std::int64_t>(std::llround(v)));
+}
+}  // namespace detail
 
 inline nlohmann::json to_json(const KernelReport& k) {
   using nlohmann::json;
@@ -40,13 +53,17 @@ inline nlohmann::json to_json(const KernelReport& k) {
                     {"limits", {{"warps", o.limit_warps}, {"registers", o.limit_registers}, {"shared", o.limit_shared}, {"blocks", o.limit_blocks}, {"barriers", o.limit_barriers}}},
                     {"registers_per_thread", o.registers_per_thread}, {"registers_per_warp_allocated", o.registers_per_warp_allocated},
                     {"shared_per_block_allocated", o.shared_per_block_allocated}, {"shared_config_kib", o.shared_config_kib}};
-  j["grid"] = {{"ctas", k.grid_ctas}, {"ctas_per_sm", k.ctas_per_sm}, {"waves", k.waves}, {"tail_ctas", k.tail_ctas}, {"simulated_ctas", k.simulated_ctas}};
-  j["instructions"] = {{"warp", k.warp_instructions}, {"thread", k.thread_instructions}, {"ipc", k.ipc}};
+  using detail::json_count;
+  j["grid"] = {{"ctas", json_count(k.grid_ctas)}, {"ctas_per_sm", json_count(k.ctas_per_sm)}, {"waves", k.waves},
+               {"tail_ctas", json_count(k.tail_ctas)}, {"simulated_ctas", json_count(k.simulated_ctas)}};
+  j["instructions"] = {{"warp", json_count(k.warp_instructions)}, {"thread", json_count(k.thread_instructions)}, {"ipc", k.ipc}};
   const auto& m = k.memory;
-  j["memory"] = {{"global_load_requests", m.global_load_requests}, {"global_store_requests", m.global_store_requests},
-                 {"atomic_requests", m.atomic_requests}, {"global_load_sectors", m.global_load_sectors}, {"global_store_sectors", m.global_store_sectors},
-                 {"global_store_lines", m.global_store_lines}, {"global_store_partial_sectors", m.global_store_partial_sectors}, {"global_store_partial_lines", m.global_store_partial_lines},
-                 {"shared_requests", m.shared_requests}, {"shared_wavefronts", m.shared_wavefronts},
+  j["memory"] = {{"global_load_requests", json_count(m.global_load_requests)}, {"global_store_requests", json_count(m.global_store_requests)},
+                 {"atomic_requests", json_count(m.atomic_requests)}, {"global_load_sectors", json_count(m.global_load_sectors)},
+                 {"global_store_sectors", json_count(m.global_store_sectors)}, {"global_store_lines", json_count(m.global_store_lines)},
+                 {"global_store_partial_sectors", json_count(m.global_store_partial_sectors)},
+                 {"global_store_partial_lines", json_count(m.global_store_partial_lines)},
+                 {"shared_requests", json_count(m.shared_requests)}, {"shared_wavefronts", json_count(m.shared_wavefronts)},
                  {"l1_hit_rate", m.l1_hit_rate}, {"l2_hit_rate", m.l2_hit_rate}, {"hit_rates_assumed", m.hit_rates_assumed},
                  {"hit_rates_profiled_on", m.rates_profiled_on}, {"hit_rate_basis", hit_rate_basis(m)}, {"dram_read_bytes", m.dram_read_bytes}, {"dram_write_bytes", m.dram_write_bytes},
                  {"l2_bytes", m.l2_bytes}, {"avg_load_latency_cycles", m.avg_load_latency}};
@@ -59,7 +76,7 @@ inline nlohmann::json to_json(const KernelReport& k) {
   j["stalls_cycles"] = to_json(k.stalls);
   j["per_pc"] = json::array();
   for (auto& p : k.per_pc) {
-    json row = {{"pc", p.pc}, {"text", p.text}, {"class", p.op_class}, {"warp_executions", p.warp_executions},
+    json row = {{"pc", p.pc}, {"text", p.text}, {"class", p.op_class}, {"warp_executions", detail::json_count(p.warp_executions)},
                 {"latency", p.latency}, {"issue_interval", p.issue_interval}, {"stalls_per_execution", to_json(p.stalls)},
                 {"stall_cycles_total", p.stall_cycles_total}, {"unknown_opcode", p.unknown_opcode}};
     if (p.source_line) {  // only where the input carries line info
