@@ -16,6 +16,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "gpuperf/config.hpp"
 #include "gpuperf/model/address_profile.hpp"
 #include "gpuperf/model/kernel_analysis.hpp"
 #include "gpuperf/model/memory.hpp"
@@ -111,27 +112,12 @@ inline void load_groups(const Kernel& k, KernelAnalysis& a) {
 
 }  // namespace detail
 
-inline KernelAnalysis analyze(std::shared_ptr<const Kernel> kp) {
-  const Kernel& k = *kp;
-  KernelAnalysis a;
-  a.kernel = kp;
-  a.pcs.resize(k.program.size());
-  a.dynamic = k.has_dynamic_trace();
-  a.has_addresses = !k.addresses.empty();
-  const double grid = static_cast<double>(k.launch.grid.count());
-  a.total_warps = grid * k.launch.warps_per_cta();
-  a.scale = (a.dynamic || k.representative_cta) && k.traced_ctas ? grid / static_cast<double>(k.traced_ctas) : 1.0;
-  detail::program_order_and_loops(k, a);
-  detail::static_counts(k, a);
-  if (a.dynamic) {
-    detail::group_ctas(k, a);
-    detail::SectorCache sectors;
-    detail::address_counts(k, a, a.has_addresses ? &sectors : nullptr);
-    if (a.has_addresses) detail::reuse_profiles(k, a, &sectors);
-  } else {
-    detail::load_groups(k, a);
-  }
-  return a;
-}
+// The program-only analysis of a kernel: per-PC counts, loops, CTA groups, coalescing and reuse
+// profiles. Compiled once in the library (analyze.hpp) unless GPUPERF_HEADER_ONLY.
+GPUPERF_FUNC KernelAnalysis analyze(std::shared_ptr<const Kernel> kp);
 
 }  // namespace gpuperf
+
+#ifdef GPUPERF_HEADER_ONLY
+#include "gpuperf/model/analyze.hpp"
+#endif

@@ -8,6 +8,8 @@
 // Predictor::predict is the list of stages, each in its own file: memory_model (per-PC hit
 // rates, latency, traffic), stalls, bounds/bounds_round, simulate, waves, roofline, bottleneck.
 // The what-if sweep over many GPU specs, Predictor::predict_times, is in sweep.hpp.
+// A definition file: compiled once in the library (src/lib/model.cpp), or included by
+// predictor.hpp when GPUPERF_HEADER_ONLY; never include it beside the compiled library.
 #pragma once
 
 #include <algorithm>
@@ -23,7 +25,7 @@
 
 namespace gpuperf {
 
-inline detail::Setup Predictor::setup(const GpuSpec& g, const PredictOptions& opt, std::shared_ptr<const std::vector<InstrDesc>> desc,
+GPUPERF_FUNC detail::Setup Predictor::setup(const GpuSpec& g, const PredictOptions& opt, std::shared_ptr<const std::vector<InstrDesc>> desc,
                                       std::vector<Warning>& warnings) const {
   const KernelAnalysis& an = *an_;
   detail::Setup s;
@@ -40,7 +42,7 @@ inline detail::Setup Predictor::setup(const GpuSpec& g, const PredictOptions& op
   return s;
 }
 
-inline KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& opt) const {
+GPUPERF_FUNC KernelReport Predictor::predict(const GpuSpec& g, const PredictOptions& opt) const {
   detail::StaticStallsScope stalls_once;  // the rounds below share one static-stall walk
   const KernelAnalysis& an = *an_;
   const Kernel& k = *an.kernel;

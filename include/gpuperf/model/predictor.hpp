@@ -173,3 +173,8 @@ class Predictor {
   mutable std::size_t round_nodes_ = 0, rounds_computed_ = 0;
 };
 }  // namespace gpuperf
+
+#ifdef GPUPERF_HEADER_ONLY
+#include "gpuperf/model/predict.hpp"
+#include "gpuperf/model/sweep.hpp"
+#endif

@@ -2,6 +2,8 @@
 // rounds are interpolated in its loaded DRAM latency between rounds computed at fixed latency
 // nodes (round_table.hpp), cached per Predictor; a point where the kernel's time around it is
 // not smooth in that latency gets rounds of its own, as predict() computes them.
+// A definition file: compiled once in the library (src/lib/model.cpp), or included by
+// predictor.hpp when GPUPERF_HEADER_ONLY; never include it beside the compiled library.
 #pragma once
 
 #include <algorithm>
@@ -267,7 +269,7 @@ class SweepBlock {
 
 }  // namespace detail
 
-inline std::vector<double> Predictor::predict_times(const std::vector<GpuSpec>& gpus, const PredictOptions& opt, unsigned jobs,
+GPUPERF_FUNC std::vector<double> Predictor::predict_times(const std::vector<GpuSpec>& gpus, const PredictOptions& opt, unsigned jobs,
                                                     SweepRounds how) const {
   std::vector<double> out(gpus.size());
   if (how == SweepRounds::exact) {

@@ -1,0 +1,35 @@
+// analyze(): the analysis passes of analysis.hpp run in order over one kernel. A definition
+// file: compiled once in the library (src/lib/model.cpp), or included by gpuperf.hpp when
+// GPUPERF_HEADER_ONLY; never include it beside the compiled library.
+#pragma once
+
+#include <memory>
+
+#include "gpuperf/model/analysis.hpp"
+
+namespace gpuperf {
+
+GPUPERF_FUNC KernelAnalysis analyze(std::shared_ptr<const Kernel> kp) {
+  const Kernel& k = *kp;
+  KernelAnalysis a;
+  a.kernel = kp;
+  a.pcs.resize(k.program.size());
+  a.dynamic = k.has_dynamic_trace();
+  a.has_addresses = !k.addresses.empty();
+  const double grid = static_cast<double>(k.launch.grid.count());
+  a.total_warps = grid * k.launch.warps_per_cta();
+  a.scale = (a.dynamic || k.representative_cta) && k.traced_ctas ? grid / static_cast<double>(k.traced_ctas) : 1.0;
+  detail::program_order_and_loops(k, a);
+  detail::static_counts(k, a);
+  if (a.dynamic) {
+    detail::group_ctas(k, a);
+    detail::SectorCache sectors;
+    detail::address_counts(k, a, a.has_addresses ? &sectors : nullptr);
+    if (a.has_addresses) detail::reuse_profiles(k, a, &sectors);
+  } else {
+    detail::load_groups(k, a);
+  }
+  return a;
+}
+
+}  // namespace gpuperf
