@@ -251,17 +251,35 @@ class LineReader {
   }
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
+  // The next line, without its '\n' (and '\r'); false at the end. The common case, a whole
+  // line in the buffer, stays small enough to inline into the readers' loops; refilling the
+  // buffer (and reporting progress) is out of line.
   bool next(std::string_view& line) {
+    const char* b = buf_.data() + pos_;
+    const std::size_t avail = len_ - pos_;
+    const void* nl = avail ? std::memchr(b, '\n', avail) : nullptr;
+    if (!nl) return next_after_refill(line);
+    take_line(b, static_cast<std::size_t>(static_cast<const char*>(nl) - b), line);
+    return true;
+  }
+  std::uint64_t line_number() const { return line_no_; }
+  const std::string& path() const { return src_.path(); }
+  const ByteSource& source() const { return src_; }
+
+ private:
+  void take_line(const char* b, std::size_t n, std::string_view& line) {
+    line = std::string_view(b, n);
+    if (n && line.back() == '\r') line.remove_suffix(1);
+    pos_ += n + 1;
+    ++line_no_;
+  }
+  [[gnu::noinline]] bool next_after_refill(std::string_view& line) {
     for (;;) {
       const char* b = buf_.data() + pos_;
       std::size_t avail = len_ - pos_;
       const void* nl = avail ? std::memchr(b, '\n', avail) : nullptr;
       if (nl) {
-        std::size_t n = static_cast<const char*>(nl) - b;
-        line = std::string_view(b, n);
-        if (n && line.back() == '\r') line.remove_suffix(1);
-        pos_ += n + 1;
-        ++line_no_;
+        take_line(b, static_cast<std::size_t>(static_cast<const char*>(nl) - b), line);
         return true;
       }
       if (eof_) {
@@ -287,11 +305,6 @@ class LineReader {
         report_progress();
     }
   }
-  std::uint64_t line_number() const { return line_no_; }
-  const std::string& path() const { return src_.path(); }
-  const ByteSource& source() const { return src_; }
-
- private:
   void report_progress() {
     reported_ = src_.decompressed();
     if (const auto* scope = detail::ReadProgressScope::current()) scope->report(src_.path(), src_.compressed_consumed(), src_.file_size(), reported_);
