@@ -153,6 +153,19 @@ inline void attribute_round_stalls(const KernelAnalysis& an, const std::vector<I
 
 }  // namespace detail
 
+// The busiest warp's dependent path (imbalance.hpp). Its extra iterations run after the
+// average warp has finished, with the memory system idle: their waits come from the idle
+// latencies when the round has them (not memoised: the round's own walk keeps the memo).
+inline double busiest_warp_path(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& idle_latency,
+                                const std::vector<double>& stall, double avg_chain) {
+  const double loaded = busiest_warp_cycles(an, desc, stall, avg_chain);
+  if (loaded <= 0 || idle_latency.empty()) return loaded;
+  std::vector<double> idle_stall;
+  std::vector<bool> on_memory;
+  detail::compute_static_stalls(an, desc, idle_latency, idle_stall, on_memory);
+  return busiest_warp_cycles(an, desc, idle_stall, avg_chain);
+}
+
 inline RoundResult bounds_round(const RoundModel& rm, const GpuSpec& g, const Occupancy& o, double ctas) {
   const KernelAnalysis& an = *rm.an;
   const ArchTable& a = g.arch_table();
@@ -175,7 +188,7 @@ inline RoundResult bounds_round(const RoundModel& rm, const GpuSpec& g, const Oc
   r.bounds.latency = w.chain;
   // Traces replay each warp's own stream (a simulation sees its busiest traced warp); counts
   // alone need the bound.
-  if (!an.dynamic) r.bounds.busiest_warp = busiest_warp_cycles(an, *rm.desc, stall, w.chain);
+  if (!an.dynamic) r.bounds.busiest_warp = busiest_warp_path(an, *rm.desc, rm.idle_latency, stall, w.chain);
   // Warps queue for the busiest resources between their latencies: more than the largest bound
   // where the chain and the throughput meet (warp_queueing.hpp); more again where CTA barriers
   // make the warps of a CTA wait for each other.

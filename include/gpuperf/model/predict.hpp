@@ -38,6 +38,7 @@ GPUPERF_FUNC detail::Setup Predictor::setup(const GpuSpec& g, const PredictOptio
   detail::warn_assumed_hit_rates(s.rates->stats, warnings);
   // Rounds of CTAs on the busiest SM, simulated or bounded.
   s.sim = detail::use_simulation(an, opt, warnings);
+  if (!s.sim && !an.dynamic && s.dram_latency > 0) s.idle_dram_ratio = std::min(1.0, g.dram_latency / s.dram_latency);
   s.waves = place_rounds(static_cast<double>(an.kernel->launch.grid.count()), g.sms, s.occupancy.blocks_per_sm);
   return s;
 }
@@ -56,6 +57,7 @@ GPUPERF_FUNC KernelReport Predictor::predict(const GpuSpec& g, const PredictOpti
   rm.desc = desc.get();
   rep.memory = s.rates->stats;
   rep.memory.avg_load_latency = memory_latencies(an, *desc, g, *s.rates, s.dram_latency, rm.latency, &rm.mem);
+  if (s.idle_dram_ratio > 0) memory_latencies(an, *desc, g, *s.rates, s.idle_dram_ratio * s.dram_latency, rm.idle_latency);
   const bool sim = s.sim;
   rep.mode = sim ? Mode::simulation : Mode::bounds;
   const Waves& w = s.waves;

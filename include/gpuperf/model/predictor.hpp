@@ -51,6 +51,9 @@ struct Setup {
   Occupancy occupancy;
   double warm_fraction = 0;
   double dram_latency = 0;  // at the launch's load, SM cycles
+  // The idle DRAM latency over dram_latency (<= 1; the same at any clock), where the busiest
+  // warp's extra path needs it (count inputs in bounds mode), else 0.
+  double idle_dram_ratio = 0;
   bool sim = false;
   Waves waves;
 };

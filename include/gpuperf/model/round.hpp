@@ -16,6 +16,10 @@ struct RoundModel {
   const std::vector<InstrDesc>* desc = nullptr;
   std::vector<PcMemory> mem;
   std::vector<double> latency;  // per static instruction: result latency on this GPU
+  // The same with the memory system idle (the idle DRAM latency), for the extra iterations of
+  // the busiest warp, which run after the average warp has finished (bounds mode of count
+  // inputs; empty otherwise).
+  std::vector<double> idle_latency;
 };
 
 // What a mode derives for one round.
