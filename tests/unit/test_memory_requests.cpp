@@ -60,6 +60,33 @@ Kernel load_scattered(int reps) {
   return app.kernels[0];
 }
 
+// One CTA of 8 warps, `reps` times: every warp loads the same word (0x10: a broadcast all 8
+// warps share), then loads a word of its own twice (0x20, then 0x30 from the same address).
+Kernel load_shared_and_private(int reps) {
+  namespace fs = std::filesystem;
+  std::ostringstream t;
+  t << "-kernel name = siblings\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (256,1,1)\n-shmem = 0\n-nregs = 16\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n"
+       "#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses] immediate\n\n"
+       "#BEGIN_TB\n\nthread block = 0,0,0\n";
+  for (int w = 0; w < 8; ++w) {
+    t << "\nwarp = " << w << "\ninsts = " << 3 * reps + 1 << "\n" << std::hex;
+    for (int r = 0; r < reps; ++r) {
+      const unsigned long long shared = 0x100000ull + 0x1000ull * r, own = 0x900000ull + 0x10000ull * w + 0x100ull * r;
+      t << "0010 ffffffff 1 R4 LDG.E 1 R2 4 1 0x" << shared << " 0 0\n";
+      t << "0020 ffffffff 1 R5 LDG.E 1 R2 4 1 0x" << own << " 0 0\n";
+      t << "0030 ffffffff 1 R6 LDG.E 1 R2 4 1 0x" << own << " 0 0\n";
+    }
+    t << "fff0 ffffffff 0 EXIT 0 0 0\n" << std::dec;
+  }
+  t << "#END_TB\n";
+  const fs::path f = fs::temp_directory_path() / "gpuperf_test_siblings.traceg";
+  { std::ofstream(f) << t.str(); }
+  Application app = load(f.string());
+  fs::remove(f);
+  return app.kernels[0];
+}
+
 }  // namespace
 
 TEST_CASE("L1 wavefronts: one per line a global request touches; a partly written store line costs more") {
@@ -155,6 +182,27 @@ TEST_CASE("counts-only input: ncu's L1 tag requests are the lines a global reque
   CHECK(an.pcs[1].wavefronts == 800);               // no tag requests: the fewest lines 3200 sectors fill
   CHECK(an.pcs[1].partial_store_sectors == 3200);   // 4 B per 32 B sector
   CHECK(an.pcs[1].partial_store_lines == 800);
+}
+
+TEST_CASE("an L1 hit on a sector a sibling warp's miss is still fetching waits for the fill; a warp's own reuse does not") {
+  auto kp = std::make_shared<const Kernel>(load_shared_and_private(64));
+  auto h100 = GpuSpec::from_catalog(shipped_tables(), "h100");
+  PredictOptions o;
+  o.per_pc = true;
+  const KernelReport r = Predictor(kp).predict(h100, o);
+  double shared = 0, own_first = 0, own_again = 0;
+  for (const auto& row : r.per_pc) {
+    if (row.pc == 0x10) shared = row.latency;
+    if (row.pc == 0x20) own_first = row.latency;
+    if (row.pc == 0x30) own_again = row.latency;
+  }
+  // Each warp's second load of its own word hits in L1: the sector arrived for its first load.
+  CHECK(own_again == doctest::Approx(h100.l1_hit_latency));
+  // 7 of 8 warps find the shared word in L1 while the first warp's miss is on its way: each
+  // waits about as long as that miss (the first load of a private word), not an L1 hit
+  // (7/8 L1 hits would give under a quarter of it).
+  CHECK(own_first > 4 * h100.l1_hit_latency);
+  CHECK(shared > 0.9 * own_first);
 }
 
 }  // namespace gpuperf_test_memory_requests

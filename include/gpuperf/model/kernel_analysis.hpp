@@ -22,6 +22,8 @@ struct PcStats {
   double partial_store_sectors = 0, partial_store_lines = 0;
   // Reuse profiles (global memory ops with addresses only).
   std::uint64_t l1_hist[ReuseProfiler::kBuckets] = {0};
+  // The part of l1_hist whose previous access to the sector came from another warp of the CTA.
+  std::uint64_t l1_sibling_hist[ReuseProfiler::kBuckets] = {0};
   std::uint64_t l2_hist[ReuseProfiler::kBuckets] = {0};
   std::uint64_t l1_cold = 0, l2_cold = 0;
   std::uint64_t l2_first_writes = 0;  // stores: sectors this PC is the first in the kernel to write (each is written back once)

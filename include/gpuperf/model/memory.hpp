@@ -249,4 +249,15 @@ inline double hit_rate(const std::uint64_t* hist, std::uint64_t cold, double cap
   return total > 0 ? hits / total : 0;
 }
 
+// Share of a reuse profile's accesses (cold ones included, `hist` giving the total) that are
+// reuses in `near_hist` with a stack distance below `window` distinct blocks.
+inline double near_reuse_share(const std::uint64_t* hist, const std::uint64_t* near_hist, std::uint64_t cold, double window) {
+  double total = static_cast<double>(cold), near = 0;
+  for (int b = 0; b < ReuseProfiler::kBuckets; ++b) {
+    total += static_cast<double>(hist[b]);
+    if (near_hist[b] && ReuseProfiler::bucket_distance(b) < window) near += static_cast<double>(near_hist[b]);
+  }
+  return total > 0 ? near / total : 0;
+}
+
 }  // namespace gpuperf

@@ -22,6 +22,7 @@ namespace gpuperf {
 // Per-PC memory behaviour for one GPU: hit rates and average latency.
 struct PcMemory {
   double h1 = 0, h2 = 0;       // L1 hit, L2 hit given an L1 miss
+  double h1_in_flight = 0;     // the part of h1 that finds its sector still being fetched
   double latency = 0;          // average result latency, cycles
   double dram_sectors = 0, l2_sectors = 0;
 };
@@ -53,6 +54,17 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     if (total > 0) h2all += warm_fraction * static_cast<double>(p.l2_cold) / total;
     m.h1 = h1;
     m.h2 = h1 < 1 ? std::clamp((h2all - h1) / (1 - h1), 0.0, 1.0) : 1.0;
+    // In-flight hits: the warps of a CTA run the same code a few issue slots apart, so a sector
+    // that a sibling warp's load missed on moments before is found in L1 still on its way (a
+    // hit on a pending miss). It counts as a hit for traffic but waits for the fill. Taken as
+    // such: a reuse whose previous access came from another warp of the CTA, with fewer
+    // distinct sectors in between than the CTA's warps fetch with one request each (about what
+    // is in flight during one miss). A warp's reuse of its own sector is a plain hit: its
+    // earlier load had to arrive before the warp went on past its use.
+    if (!is_store && !is_atomic && p.requests > 0) {
+      const double window = o.warps_per_block * std::max(1.0, p.sectors / p.requests);
+      m.h1_in_flight = std::min(h1, near_reuse_share(p.l1_hist, p.l1_sibling_hist, p.l1_cold, window));
+    }
   } else if (prof.present) {
     // The profile's kernel-wide rates, for every PC alike; a warm L2 hits on the misses too.
     m.h1 = is_store || is_atomic ? 0 : prof.l1_load_hit;
@@ -110,7 +122,9 @@ inline double pc_latency(const StaticInstr& s, const PcStats& p, const InstrDesc
     h1 = std::pow(h1, lines);
     h2 = std::pow(h2, lines);
   }
-  return h1 * g.l1_hit_latency + (1 - h1) * (h2 * g.l2_hit_latency + (1 - h2) * dram_latency);
+  const double miss = h2 * g.l2_hit_latency + (1 - h2) * dram_latency;
+  const double in_flight = std::min(m.h1_in_flight, h1);
+  return (h1 - in_flight) * g.l1_hit_latency + in_flight * std::max(g.l1_hit_latency, miss) + (1 - h1) * miss;
 }
 
 }  // namespace detail
