@@ -393,9 +393,11 @@ TEST_CASE("a streaming kernel is DRAM-bound at the catalog bandwidth") {
     if (g.overlap_exponent_bounds == 0) {
       CHECK(k.time_us == doctest::Approx(dram_us).epsilon(1e-3));
     } else {
-      // Fitted overlap (H200): the SM's little issue work adds to the transfer, never below it.
+      // Fitted overlap (H200): the SM's rounds add to the transfer by at most their own time
+      // (an exponent of 1 adds them in full), and the time is never below the transfer.
       CHECK(k.time_us >= dram_us);
-      CHECK(k.time_us < 1.15 * dram_us);
+      CHECK(k.time_us <= dram_us + k.bounds.sm_rounds / g.sm_clock_mhz + 1e-9);
+      CHECK(k.time_us < 1.25 * dram_us);
     }
   }
 }
