@@ -167,7 +167,6 @@ inline void reuse_profiles(const Kernel& k, KernelAnalysis& a, const SectorCache
   std::uint64_t sec[64], lane[64];
   // L1: reuse within each CTA; L2: the traced grid's interleaved stream.
   std::unordered_set<std::uint64_t> written;  // sectors stored to so far (L2 stream only)
-  std::unordered_map<std::uint64_t, std::uint32_t> last_warp;  // L1: the warp that touched each sector last
   auto profile = [&](const std::vector<std::uint32_t>& warps, ReuseProfiler& rp, bool l1) {
     detail::interleave(k, warps, [&](std::uint32_t warp, std::uint64_t di) {
       const auto& d = k.dyn[di];
@@ -187,23 +186,17 @@ inline void reuse_profiles(const Kernel& k, KernelAnalysis& a, const SectorCache
       p.has_profile = true;
       const bool store = !l1 && s.mem_op == MemOp::store;
       for (unsigned j = 0; j < nsec; ++j) {
-        std::int64_t dist = rp.access(secs[j]);
+        std::uint32_t previous_warp = warp;  // L1: the warp of the sector's previous access
+        std::int64_t dist = l1 ? rp.access(secs[j], warp, previous_warp) : rp.access(secs[j]);
         if (dist < 0) (l1 ? p.l1_cold : p.l2_cold)++;
         else (l1 ? p.l1_hist : p.l2_hist)[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
-        if (l1) {
-          auto [it, fresh] = last_warp.try_emplace(secs[j], warp);
-          if (!fresh && it->second != warp) {
-            if (dist >= 0) p.l1_sibling_hist[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
-            it->second = warp;
-          }
-        }
+        if (dist >= 0 && previous_warp != warp) p.l1_sibling_hist[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
         if (store && written.insert(secs[j]).second) ++p.l2_first_writes;
       }
     });
   };
   for (auto& cta : a.ctas) {
     ReuseProfiler rp;
-    last_warp.clear();
     profile(cta, rp, true);
   }
   std::vector<std::uint32_t> all(k.warps.size());

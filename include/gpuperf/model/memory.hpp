@@ -160,27 +160,18 @@ class ReuseProfiler {
   void reserve(std::size_t n) { grow(n + 1); }
   // Returns the stack distance, or -1 for a first (cold) access.
   std::int64_t access(std::uint64_t key) {
-    std::int64_t result = -1;
-    std::uint64_t t = ++time_;
-    if (tree_.size() <= t) grow(std::max<std::size_t>(t + 1, tree_.size() * 2 + 1));
-    std::uint64_t& last = last_.slot(key);
-    if (last == 0) {
-      ++cold_;
-      last = t;
-    } else {
-      std::uint64_t prev = last;
-      std::uint64_t distinct = sum(t - 1) - sum(prev);  // keys whose latest use is after prev
-      add(prev, -1);
-      live_[prev] = 0;
-      last = t;
-      ++hist_[bucket(distinct)];
-      max_distance_ = std::max(max_distance_, distinct);
-      result = static_cast<std::int64_t>(distinct);
-    }
-    add(t, +1);
-    live_[t] = 1;
-    ++accesses_;
-    return result;
+    std::uint64_t prev = 0;
+    return touch(key, prev);
+  }
+  // The same for an access made by `owner` (a warp of the CTA): `previous_owner` gets the
+  // owner of the key's previous access (left as it is for a cold access).
+  std::int64_t access(std::uint64_t key, std::uint32_t owner, std::uint32_t& previous_owner) {
+    std::uint64_t prev = 0;
+    const std::int64_t d = touch(key, prev);
+    if (owners_.size() <= time_) owners_.resize(std::max<std::size_t>(time_ + 1, owners_.size() * 2));
+    owners_[time_] = owner;
+    if (d >= 0) previous_owner = owners_[prev];
+    return d;
   }
   std::uint64_t accesses() const { return accesses_; }
   std::uint64_t cold() const { return cold_; }
@@ -195,6 +186,30 @@ class ReuseProfiler {
   static double bucket_distance(int b) { return std::pow(2.0, (b + 0.5) / 2.0) - 1; }
 
  private:
+  // One access at time ++time_; `prev` gets the key's previous access time (a reuse only).
+  std::int64_t touch(std::uint64_t key, std::uint64_t& prev) {
+    std::int64_t result = -1;
+    std::uint64_t t = ++time_;
+    if (tree_.size() <= t) grow(std::max<std::size_t>(t + 1, tree_.size() * 2 + 1));
+    std::uint64_t& last = last_.slot(key);
+    if (last == 0) {
+      ++cold_;
+      last = t;
+    } else {
+      prev = last;
+      std::uint64_t distinct = sum(t - 1) - sum(prev);  // keys whose latest use is after prev
+      add(prev, -1);
+      live_[prev] = 0;
+      last = t;
+      ++hist_[bucket(distinct)];
+      max_distance_ = std::max(max_distance_, distinct);
+      result = static_cast<std::int64_t>(distinct);
+    }
+    add(t, +1);
+    live_[t] = 1;
+    ++accesses_;
+    return result;
+  }
   // Fenwick nodes above the old size cover old positions, so growing rebuilds the tree
   // from the per-time liveness flags in O(n).
   void grow(std::size_t n) {
@@ -215,6 +230,7 @@ class ReuseProfiler {
   }
   std::vector<std::int32_t> tree_;
   std::vector<std::uint8_t> live_;
+  std::vector<std::uint32_t> owners_;  // per access time, its owner (access with an owner only)
   LastUseMap last_;
   std::uint64_t time_ = 0, cold_ = 0, accesses_ = 0, max_distance_ = 0;
   std::uint64_t hist_[kBuckets] = {0};
