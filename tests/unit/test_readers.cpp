@@ -73,6 +73,32 @@ TEST_CASE("Accel-Sim v5 grouped trace: address modes 0, 1 and 2 (popcount-1 delt
   CHECK(by_pc.at(0x50)->src.size() == 3);  // FFMA R1 R1 R1: sources as traced
 }
 
+TEST_CASE("a PC's repeated line text is skipped whole; other spellings of it are read and checked") {
+  const std::string head = slurp(kAs + "/v5_modes.traceg").substr(0, slurp(kAs + "/v5_modes.traceg").find("#BEGIN_TB"));
+  auto trace = [&](const std::string& warp1) {
+    return head + "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n0000 ffffffff 1 R1 MOV 0 0 0\n"
+                  "0020 00000003 1 R4 LDG.E 1 R2 4 1 0x100 4 0\nwarp = 1\ninsts = 2\n" + warp1 + "#END_TB\n";
+  };
+  const std::string f = tmp_path("static_text.traceg");
+  // The second warp's PC 0x20 reads R20: the first line's text "1 R4 LDG.E 1 R2" is a prefix
+  // of it, which must not be taken for the whole static part.
+  write_file(f, trace("0000 ffffffff 1  R1 MOV 0 0 0\n0020 00000003 1 R4 LDG.E 1 R20 4 0 0x300 0x340 0\n"));
+  Kernel k = AccelSimKernelReader::read(f);
+  REQUIRE(k.dyn.size() == 4);
+  CHECK(k.program.size() == 2);
+  CHECK(k.program[0].warp_executed == 2);  // an extra blank: same PC, read by tokens
+  const auto& ld = k.dyn[3];
+  REQUIRE(ld.addr_count == 2);
+  CHECK(k.lane_addresses(ld)[0] == 0x300);
+  CHECK(k.lane_addresses(ld)[1] == 0x340);
+  CHECK(ld.mem_width == 4);
+  // A text that starts like the PC's but names another opcode is still an error.
+  write_file(f, trace("0000 ffffffff 1 R1 MOV.U32 0 0 0\n0020 00000003 1 R4 LDG.E 1 R2 4 1 0x100 4 0\n"));
+  CHECK_THROWS_WITH_AS(AccelSimKernelReader::read(f), doctest::Contains(":25:20: expected opcode MOV at PC 0x0 (as earlier in the trace), found 'MOV.U32'"),
+                       ParseError);
+  std::filesystem::remove(f);
+}
+
 TEST_CASE("AddressPool: every address list round-trips; regular warps take a few bytes") {
   AddressPool pool;
   std::vector<std::vector<std::uint64_t>> lists;

@@ -6,6 +6,7 @@
 
 #include <bitset>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -420,13 +421,25 @@ class AccelSimKernelReader {
 
   static bool parse_reg_token(std::string_view t, std::uint16_t& r) { return sass::parse_register(t, r); }
 
-  void parse_instruction(scan::Cursor& cur, Kernel& k, DynInstr& d) {
-    std::uint64_t pc = cur.hex();
-    std::size_t mask_col = (cur.skip_ws(), cur.pos);
-    std::uint64_t mask = cur.hex();
-    if (mask > 0xffffffffull) cur.fail("a 32-bit active mask", mask_col);
-    d.active_mask = static_cast<std::uint32_t>(mask);
-    std::size_t ndst_col = (cur.skip_ws(), cur.pos);
+  // The static part of an instruction line (destination count and registers, opcode, source
+  // count and registers): the same text every time its PC executes. The first line of a PC is
+  // tokenised and checked and its text kept; later lines of the PC that repeat that text byte
+  // for byte skip it with one compare (half of a line's tokens), and any other text takes the
+  // checking path again.
+  std::uint32_t static_part(scan::Cursor& cur, Kernel& k, std::uint64_t pc) {
+    const std::size_t seg_begin = cur.pos;
+    const std::uint64_t slot = pc >> 4;
+    if ((pc & 15) == 0 && slot < pc_direct_.size() && pc_direct_[slot] >= 0) {
+      const auto si = static_cast<std::uint32_t>(pc_direct_[slot]);
+      const std::string& seg = segment_[si];
+      const std::size_t end = seg_begin + seg.size();
+      if (!seg.empty() && end <= cur.line.size() && (end == cur.line.size() || cur.line[end] == ' ' || cur.line[end] == '\t') &&
+          std::memcmp(cur.line.data() + seg_begin, seg.data(), seg.size()) == 0) {
+        cur.pos = end;
+        return si;
+      }
+    }
+    std::size_t ndst_col = cur.pos;
     std::int64_t ndst = cur.integer();
     if (ndst < 0 || ndst > 8) cur.fail("a destination count in 0..8", ndst_col);
     // Register lists are skipped here and decoded once per PC (below), when first seen.
@@ -463,7 +476,21 @@ class AccelSimKernelReader {
       };
       decode(dst_begin, dst_end, ndst, s.dst);
       decode(src_begin, cur.pos, nsrc, s.src);
+      if (segment_.size() <= si) segment_.resize(si + 1);
+      segment_[si].assign(cur.line.data() + seg_begin, cur.pos - seg_begin);
     }
+    return si;
+  }
+
+  void parse_instruction(scan::Cursor& cur, Kernel& k, DynInstr& d) {
+    std::uint64_t pc = cur.hex();
+    std::size_t mask_col = (cur.skip_ws(), cur.pos);
+    std::uint64_t mask = cur.hex();
+    if (mask > 0xffffffffull) cur.fail("a 32-bit active mask", mask_col);
+    d.active_mask = static_cast<std::uint32_t>(mask);
+    cur.skip_ws();
+    const std::uint32_t si = static_part(cur, k, pc);
+    StaticInstr& s = k.program[si];
     d.static_index = si;
     s.warp_executed += 1;
     unsigned active = lanes_of(d.active_mask);
@@ -526,6 +553,7 @@ class AccelSimKernelReader {
   AccelSimHeader hdr_;
   std::unordered_map<std::uint64_t, std::uint32_t> pc_index_;
   std::vector<std::int32_t> pc_direct_;
+  std::vector<std::string> segment_;  // per static index: its line's static part as first read (static_part)
   std::unordered_set<WarpKey, WarpKeyHash> seen_warps_;
 };
 
