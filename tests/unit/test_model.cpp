@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <set>
 #include <fstream>
 #include <numeric>
 #include <sstream>
@@ -258,6 +259,37 @@ TEST_CASE("bank conflicts: the conflict-free shortcut gives the sorted count on 
   }
   CHECK(conflicts > 1000);
   CHECK(conflicts < 4000);
+}
+
+TEST_CASE("shared-memory wavefronts: the broadcast and consecutive-lane shortcut gives the word count") {
+  // Per group of lanes served together, the distinct words per bank, listed as before the shortcut.
+  auto listed = [](const std::vector<std::uint64_t>& a, unsigned width) {
+    const unsigned group = width >= 16 ? 8 : width >= 8 ? 16 : 32, per = std::max(1u, width / 4);
+    unsigned total = 0;
+    for (std::size_t g0 = 0; g0 < a.size(); g0 += group) {
+      std::map<unsigned, std::set<std::uint64_t>> words;
+      for (std::size_t i = g0; i < std::min(a.size(), g0 + group); ++i)
+        for (unsigned k = 0; k < per; ++k) words[static_cast<unsigned>((a[i] / 4 + k) % 32)].insert(a[i] / 4 + k);
+      unsigned ways = 1;
+      for (auto& [bank, w] : words) ways = std::max(ways, static_cast<unsigned>(w.size()));
+      total += ways;
+    }
+    return total;
+  };
+  std::uint64_t seed = 11;
+  auto rnd = [&]() { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  unsigned shortcut_shaped = 0;
+  for (int t = 0; t < 4000; ++t) {
+    const unsigned widths[] = {1, 2, 4, 8, 12, 16, 32};
+    const unsigned width = widths[rnd() % 7];
+    std::vector<std::uint64_t> a(1 + rnd() % 32);
+    const std::uint64_t base = rnd() % 4096, stride = t % 4 == 0 ? 0 : t % 4 == 1 ? width : rnd() % 40;
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = base + stride * i;
+    if (t % 8 == 5) a[rnd() % a.size()] += 4 * (1 + rnd() % 64);  // one lane off the pattern
+    shortcut_shaped += stride == 0 || stride == width;
+    CHECK(shared_wavefronts(a.data(), static_cast<unsigned>(a.size()), width) == listed(a, width));
+  }
+  CHECK(shortcut_shaped > 1500);
 }
 
 TEST_CASE("kernel time: waves with the tail, not multiplied by SM count, no absolute end time") {

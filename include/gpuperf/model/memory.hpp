@@ -91,6 +91,17 @@ inline unsigned shared_wavefronts(const std::uint64_t* addr, unsigned n, unsigne
   unsigned total = 0;
   for (unsigned g0 = 0; g0 < n; g0 += group) {
     unsigned g1 = std::min(n, g0 + group);
+    // Most requests are one broadcast address or consecutive lanes (stride = width): at most
+    // 32 consecutive words, one per bank, without listing them.
+    if ((width == 1 || width == 2 || width == 4 || width == 8 || width == 16) && bank_bytes == 4 && banks == 32) {
+      const std::uint64_t stride = g1 - g0 > 1 ? addr[g0 + 1] - addr[g0] : 0;
+      bool regular = stride == 0 || stride == width;
+      for (unsigned i = g0 + 1; i < g1 && regular; ++i) regular = addr[i] - addr[i - 1] == stride;
+      if (regular) {
+        total += 1;
+        continue;
+      }
+    }
     // For each bank, count distinct words touched.
     std::uint64_t words[128];
     unsigned nw = 0;
