@@ -205,4 +205,34 @@ TEST_CASE("an L1 hit on a sector a sibling warp's miss is still fetching waits f
   CHECK(shared > 0.9 * own_first);
 }
 
+TEST_CASE("reuse profiler: numbering the live times again keeps every distance and owner, and its memory follows the keys") {
+  ReuseProfiler rp;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> stack;  // most recent first: key, owner
+  std::uint64_t seed = 3;
+  auto rnd = [&]() { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  std::size_t mismatches = 0;
+  for (int i = 0; i < 400000; ++i) {
+    const std::uint64_t key = rnd() % 300;
+    const std::uint32_t owner = static_cast<std::uint32_t>(rnd() % 8);
+    std::int64_t want = -1;
+    std::uint32_t want_owner = 99;
+    for (std::size_t j = 0; j < stack.size(); ++j)
+      if (stack[j].first == key) {
+        want = static_cast<std::int64_t>(j);
+        want_owner = stack[j].second;
+        stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(j));
+        break;
+      }
+    stack.insert(stack.begin(), {key, owner});
+    std::uint32_t got_owner = 99;
+    const std::int64_t got = rp.access(key, owner, got_owner);
+    mismatches += got != want || got_owner != want_owner;
+  }
+  CHECK(mismatches == 0);
+  CHECK(rp.accesses() == 400000);
+  CHECK(rp.distinct() == 300);
+  CHECK(rp.times_held() < 4 * (2 * 300 + (1u << 16)));  // not one per access
+}
+
+
 }  // namespace gpuperf_test_memory_requests
