@@ -282,6 +282,7 @@ PYBIND11_MODULE(_core, m) {
              p.paths = fs_paths(paths, "paths");
              LoadOptions lo;
              lo.jobs = jobs;
+             lo.accelsim.cta_sink = stream_addresses;  // traces analysed as they are read
              if (!progress.is_none()) {
                lo.accelsim.progress = python_progress;
                lo.accelsim.progress_ctx = &progress;

@@ -187,6 +187,9 @@ LoadOptions load_options(const Args& a) {
   lo.select.skip = a.skip;
   lo.select.count = a.count;
   lo.jobs = a.n_jobs;
+  // Traces are analysed as they are read: a trace of any length takes the memory of its
+  // footprint and of the CTAs a simulation replays.
+  lo.accelsim.cta_sink = stream_addresses;
   return lo;
 }
 

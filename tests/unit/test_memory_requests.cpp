@@ -87,6 +87,38 @@ Kernel load_shared_and_private(int reps) {
   return app.kernels[0];
 }
 
+// A grouped trace of `ctas` CTAs of 2 warps: global loads over a table the CTAs share and rows
+// of their own, a partly written store, an atomic on a few shared counters, a shared-memory
+// load with conflicts that vary by CTA. Deterministic.
+std::string many_ctas_trace(int ctas) {
+  std::ostringstream t;
+  t << "-kernel name = many_ctas\n-kernel id = 1\n-grid dim = (" << ctas + 20 << ",1,1)\n-block dim = (64,1,1)\n-shmem = 4096\n-nregs = 16\n"
+       "-binary version = 90\n-cuda stream id = 0\n-shmem base_addr = 0x00007f0000000000\n-local mem base_addr = 0x00007e0000000000\n"
+       "-accelsim tracer version = 5\n\n"
+       "#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses] immediate\n\n";
+  std::uint64_t seed = 5;
+  auto rnd = [&]() { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  t << std::hex;
+  for (int c = 0; c < ctas; ++c) {
+    t << "#BEGIN_TB\n\nthread block = " << std::dec << c << ",0,0\n" << std::hex;
+    for (int w = 0; w < 2; ++w) {
+      const int reps = 3 + (c + w) % 4;
+      t << "\nwarp = " << std::dec << w << "\ninsts = " << 5 * reps + 1 << "\n" << std::hex;
+      for (int r = 0; r < reps; ++r) {
+        const std::uint64_t table = 0x100000 + 0x80 * (rnd() % 512), own = 0x4000000 + 0x10000 * c + 0x100 * w + 0x80 * r;
+        t << "0010 ffffffff 1 R4 LDG.E 1 R2 4 1 0x" << table << " 4 0\n";
+        t << "0020 ffffffff 1 R5 LDG.E 1 R2 4 1 0x" << own << " 4 0\n";
+        t << "0030 0000ffff 0 STG.E 2 R2 R5 4 1 0x" << own + 0x8000 << " 4 0\n";
+        t << "0040 00000003 1 R6 ATOMG.E.ADD.STRONG.GPU 2 R2 R4 4 1 0x" << 0x200000 + 4 * (rnd() % 3) << " 4 0\n";
+        t << "0050 ffffffff 1 R7 LDS 1 R2 4 1 0x7f0000000000 " << std::dec << 4 * (1 + (c + r) % 3) << std::hex << " 0\n";
+      }
+      t << "0060 ffffffff 0 EXIT 0 0 0\n";
+    }
+    t << "#END_TB\n\n";
+  }
+  return t.str();
+}
+
 }  // namespace
 
 TEST_CASE("L1 wavefronts: one per line a global request touches; a partly written store line costs more") {
@@ -205,6 +237,62 @@ TEST_CASE("an L1 hit on a sector a sibling warp's miss is still fetching waits f
   CHECK(shared > 0.9 * own_first);
 }
 
+TEST_CASE("a trace analysed as it is read: the reader keeps 32 CTAs, and the analysis equals the whole trace's") {
+  namespace fs = std::filesystem;
+  const fs::path f = fs::temp_directory_path() / "gpuperf_test_many_ctas.traceg";
+  { std::ofstream(f) << many_ctas_trace(100); }
+  AccelSimKernelReader::Options streaming;
+  streaming.cta_sink = stream_addresses;
+  auto whole = std::make_shared<const Kernel>(AccelSimKernelReader::read(f.string()));
+  auto streamed = std::make_shared<const Kernel>(AccelSimKernelReader::read(f.string(), streaming));
+  fs::remove(f);
+  REQUIRE(whole->warps.size() == 200);
+  CHECK(whole->traced_ctas == 100);
+  CHECK(streamed->traced_ctas == 100);
+  REQUIRE(streamed->warps.size() == 64);  // the first 32 CTAs: what a simulation replays
+  CHECK(streamed->dyn.size() == whole->warps[63].end);
+  CHECK(streamed->streamed != nullptr);
+  CHECK(whole->warnings == streamed->warnings);
+  const KernelAnalysis a = analyze(whole), b = analyze(streamed);
+  CHECK(a.ctas.size() == 100);
+  CHECK(b.ctas.size() == 32);
+  CHECK(a.scale == b.scale);
+  CHECK(a.has_addresses);
+  CHECK(b.has_addresses);
+  REQUIRE(a.pcs.size() == b.pcs.size());
+  int profiled = 0;
+  for (std::size_t i = 0; i < a.pcs.size(); ++i) {
+    const auto &p = a.pcs[i], &q = b.pcs[i];
+    CHECK(p.warp_exec == q.warp_exec);
+    CHECK(p.requests == q.requests);
+    CHECK(p.sectors == q.sectors);
+    CHECK(p.lines == q.lines);
+    CHECK(p.wavefronts == q.wavefronts);
+    CHECK(p.partial_store_sectors == q.partial_store_sectors);
+    CHECK(p.l1_cold == q.l1_cold);
+    CHECK(p.l2_cold == q.l2_cold);
+    CHECK(p.l2_first_writes == q.l2_first_writes);
+    CHECK(std::equal(std::begin(p.l1_hist), std::end(p.l1_hist), std::begin(q.l1_hist)));
+    CHECK(std::equal(std::begin(p.l1_sibling_hist), std::end(p.l1_sibling_hist), std::begin(q.l1_sibling_hist)));
+    CHECK(std::equal(std::begin(p.l2_hist), std::end(p.l2_hist), std::begin(q.l2_hist)));
+    profiled += p.has_profile;
+  }
+  CHECK(profiled == 4);  // the three global loads and stores and the atomic
+  CHECK(a.atomics.ops_int == b.atomics.ops_int);
+  CHECK(a.atomics.effective_words == b.atomics.effective_words);
+  CHECK(a.atomics.hot_updates == b.atomics.hot_updates);
+  REQUIRE(b.dyn_wavefronts.size() == streamed->dyn.size());
+  CHECK(std::equal(b.dyn_wavefronts.begin(), b.dyn_wavefronts.end(), a.dyn_wavefronts.begin()));
+  CHECK(std::equal(b.dyn_partial_store.begin(), b.dyn_partial_store.end(), a.dyn_partial_store.begin()));
+  // The same predictions in both model modes.
+  for (const char* mode : {"simulation", "bounds"}) {
+    PredictOptions o;
+    o.mode = std::string(mode) == "simulation" ? ModelMode::simulation : ModelMode::bounds;
+    auto g = GpuSpec::from_catalog(shipped_tables(), "h100");
+    CHECK(Predictor(whole).predict(g, o).time_us == Predictor(streamed).predict(g, o).time_us);
+  }
+}
+
 TEST_CASE("reuse profiler: numbering the live times again keeps every distance and owner, and its memory follows the keys") {
   ReuseProfiler rp;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> stack;  // most recent first: key, owner
@@ -233,6 +321,5 @@ TEST_CASE("reuse profiler: numbering the live times again keeps every distance a
   CHECK(rp.distinct() == 300);
   CHECK(rp.times_held() < 4 * (2 * 300 + (1u << 16)));  // not one per access
 }
-
 
 }  // namespace gpuperf_test_memory_requests

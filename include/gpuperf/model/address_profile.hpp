@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -36,14 +37,153 @@ inline bool is_global_atomic(const StaticInstr& s) {
          (s.space == MemSpace::global || s.space == MemSpace::generic);
 }
 
-// Per-word update counts over the traced CTAs. The traced CTAs stand for the grid: words that
-// every CTA shares (a histogram's bins) keep their number, words private to a CTA (per-block
-// counters) multiply with the grid; the overlap between CTAs decides between the two.
-inline void profile_atomics(const Kernel& k, KernelAnalysis& a) {
-  std::unordered_map<std::uint64_t, double> count;
-  double per_cta_distinct = 0, ints = 0, floats = 0, updates = 0;
-  std::size_t ctas_with_atomics = 0;
-  for (const auto& cta : a.ctas) {
+// CTAs of a dynamic trace, in trace order, each a list of its warps.
+inline std::vector<std::vector<std::uint32_t>> ctas_of(const Kernel& k) {
+  std::vector<std::vector<std::uint32_t>> ctas;
+  std::unordered_map<std::uint64_t, std::size_t> index;
+  for (std::uint32_t w = 0; w < k.warps.size(); ++w) {
+    auto [it, fresh] = index.try_emplace(cta_key(k.warps[w].cta), ctas.size());
+    if (fresh) ctas.emplace_back();
+    ctas[it->second].push_back(w);
+  }
+  return ctas;
+}
+
+inline void group_ctas(const Kernel& k, KernelAnalysis& a) { a.ctas = ctas_of(k); }
+
+// The analyses of a dynamic trace's addresses, fed a window of consecutive CTAs at a time:
+// coalescing and bank conflicts per PC and per dynamic instruction, the atomics' address
+// distribution, and the reuse-distance profiles (L1 within each CTA; L2 over the interleaved
+// warps of each window, one profile across windows). It is given the whole trace of a loaded
+// kernel (analyze()), or the CTAs a reader has just finished, which the reader then drops
+// (StreamedAddresses, below): what it keeps grows with the kernel's footprint (distinct
+// sectors and atomic words), not with the length of the trace.
+class AddressProfiler {
+ public:
+  // CTAs whose warps the L2 profile interleaves as running together: as many as one SM holds
+  // at most. A trace sampled at up to that many CTAs (every trace of this project's corpus)
+  // is profiled as one concurrent grid, as before windows; a complete trace of a large grid as
+  // consecutive groups of CTAs, which is also closer to CTAs running in waves.
+  static constexpr std::size_t kWindowCtas = 32;
+
+  explicit AddressProfiler(std::size_t program_size) : pcs_(program_size), sums_(program_size) {}
+
+  // One window: `ctas` in trace order, each a list of warp indices into k.warps. The dynamic
+  // instructions below `kept_dyn` get their own costs (those of the CTAs a simulation replays).
+  void add_window(const Kernel& k, const std::vector<std::vector<std::uint32_t>>& ctas, std::uint64_t kept_dyn) {
+    if (k.program.size() > pcs_.size()) {  // a reader meets new PCs as it goes
+      pcs_.resize(k.program.size());
+      sums_.resize(k.program.size());
+    }
+    if (kept_dyn > dyn_wavefronts_.size()) dyn_wavefronts_.resize(static_cast<std::size_t>(kept_dyn), 0);
+    std::vector<std::uint32_t> warps;
+    for (auto& c : ctas) warps.insert(warps.end(), c.begin(), c.end());
+    std::sort(warps.begin(), warps.end());  // trace order
+    if (warps.empty()) return;
+    std::uint64_t first = UINT64_MAX, last = 0;
+    for (auto w : warps) {
+      if (k.warps[w].end == k.warps[w].begin) continue;
+      first = std::min(first, k.warps[w].begin);
+      last = std::max(last, k.warps[w].end);
+    }
+    if (first >= last) return;
+    // The window's coalesced sectors, kept for the L1 and L2 passes: begin_[di - first]..begin_[di - first + 1].
+    sectors_.clear();
+    begin_.assign(static_cast<std::size_t>(last - first) + 1, 0);
+    for (auto w : warps)
+      for (std::uint64_t di = k.warps[w].begin; di < k.warps[w].end; ++di) count(k, di, kept_dyn, first);
+    for (auto& c : ctas) atomics(k, c);
+    for (auto& c : ctas) {
+      ReuseProfiler l1;
+      profile(k, c, l1, true, first);
+    }
+    profile(k, warps, l2_, false, first);
+  }
+
+  bool saw_addresses() const { return saw_addresses_; }
+
+  // The per-PC counts and profiles (counts scaled by a.scale), the atomics' profile and the
+  // per-instruction costs, into `a`.
+  void finish(KernelAnalysis& a) const {
+    a.dyn_wavefronts = dyn_wavefronts_;
+    if (!dyn_partial_store_.empty()) {
+      a.dyn_partial_store = dyn_partial_store_;
+      a.dyn_partial_store.resize(a.dyn_wavefronts.size(), false);
+    }
+    for (std::size_t i = 0; i < pcs_.size() && i < a.pcs.size(); ++i) {
+      auto& p = a.pcs[i];
+      const auto& q = pcs_[i];
+      std::copy(std::begin(q.l1_hist), std::end(q.l1_hist), std::begin(p.l1_hist));
+      std::copy(std::begin(q.l1_sibling_hist), std::end(q.l1_sibling_hist), std::begin(p.l1_sibling_hist));
+      std::copy(std::begin(q.l2_hist), std::end(q.l2_hist), std::begin(p.l2_hist));
+      p.l1_cold = q.l1_cold;
+      p.l2_cold = q.l2_cold;
+      p.l2_first_writes = q.l2_first_writes;
+      p.has_profile = q.has_profile;
+      const auto& c = sums_[i];
+      if (c.requests == 0) continue;
+      p.requests = c.requests * a.scale;
+      p.sectors = c.sectors * a.scale;
+      p.lines = c.lines * a.scale;
+      p.wavefronts = c.wavefronts * a.scale;
+      p.partial_store_sectors = c.partial_sectors * a.scale;
+      p.partial_store_lines = c.partial_lines * a.scale;
+    }
+    finish_atomics(a);
+  }
+
+ private:
+  struct Sums {
+    double requests = 0, sectors = 0, lines = 0, wavefronts = 0, partial_sectors = 0, partial_lines = 0;
+  };
+
+  // Coalescing or bank conflicts of dynamic instruction di; its sectors into the window's list.
+  [[gnu::always_inline]] void count(const Kernel& k, std::uint64_t di, std::uint64_t kept_dyn, std::uint64_t first) {
+    std::uint64_t sec[64], lane[64];
+    const std::size_t at = static_cast<std::size_t>(di - first);
+    begin_[at] = sectors_.size();
+    begin_[at + 1] = sectors_.size();
+    const auto& d = k.dyn[di];
+    const auto& s = k.program[d.static_index];
+    const bool kept = di < kept_dyn;
+    if (s.space == MemSpace::none || s.space == MemSpace::constant || d.addr_count == 0) {
+      if (kept && s.space != MemSpace::none && s.space != MemSpace::constant && d.active_mask) dyn_wavefronts_[di] = 1;
+      return;
+    }
+    saw_addresses_ = true;
+    k.lane_addresses(d, lane);
+    unsigned w = d.mem_width ? d.mem_width : std::max(1u, s.access_bits / 8);
+    auto& sum = sums_[d.static_index];
+    sum.requests += 1;
+    if (s.space == MemSpace::shared) {
+      unsigned wf = shared_wavefronts(lane, d.addr_count, w);
+      sum.wavefronts += wf;
+      if (kept) dyn_wavefronts_[di] = static_cast<std::uint8_t>(std::min(255u, wf));
+      return;
+    }
+    auto c = coalesce(lane, d.addr_count, w, sec);
+    sectors_.insert(sectors_.end(), sec, sec + c.sectors);
+    begin_[at + 1] = sectors_.size();
+    sum.sectors += c.sectors;
+    sum.lines += c.lines;
+    unsigned wf = std::max(1u, c.lines);
+    sum.wavefronts += wf;
+    if (kept) dyn_wavefronts_[di] = static_cast<std::uint8_t>(std::min(255u, wf));
+    if (s.mem_op == MemOp::store && partial_store(c.sectors, double(d.addr_count) * w)) {
+      if (kept) {
+        if (dyn_partial_store_.size() < dyn_wavefronts_.size()) dyn_partial_store_.resize(dyn_wavefronts_.size(), false);
+        dyn_partial_store_[di] = true;
+      }
+      sum.partial_sectors += c.sectors;
+      sum.partial_lines += c.lines;
+    }
+  }
+
+  // Per-word update counts over the traced CTAs. The traced CTAs stand for the grid: words
+  // that every CTA shares (a histogram's bins) keep their number, words private to a CTA
+  // (per-block counters) multiply with the grid; the overlap between CTAs decides between the
+  // two (finish_atomics).
+  void atomics(const Kernel& k, const std::vector<std::uint32_t>& cta) {
     std::unordered_set<std::uint64_t> words_here;
     for (auto w : cta)
       for (std::uint64_t di = k.warps[w].begin; di < k.warps[w].end; ++di) {
@@ -57,156 +197,133 @@ inline void profile_atomics(const Kernel& k, KernelAnalysis& a) {
         k.lane_addresses(d, words);
         for (unsigned l = 0; l < n; ++l) {
           words[l] >>= 2;
-          count[words[l]] += 1;
+          word_updates_[words[l]] += 1;
           words_here.insert(words[l]);
         }
-        (is_float ? floats : ints) += atomic_sector_passes(words, n);
-        updates += n;
+        (is_float ? atomic_floats_ : atomic_ints_) += atomic_sector_passes(words, n);
+        atomic_updates_ += n;
       }
     if (!words_here.empty()) {
-      per_cta_distinct += static_cast<double>(words_here.size());
-      ++ctas_with_atomics;
+      per_cta_distinct_ += static_cast<double>(words_here.size());
+      ++ctas_with_atomics_;
     }
   }
-  if (count.empty()) return;
-  double sum_sq = 0, hot = 0;
-  for (auto& [wd, c] : count) { sum_sq += c * c; hot = std::max(hot, c); }
-  double distinct = static_cast<double>(count.size());
-  double mean_cta = per_cta_distinct / static_cast<double>(ctas_with_atomics);
-  // 0 when every CTA touches the same words, 1 when CTAs' words are disjoint.
-  double disjoint = per_cta_distinct > mean_cta ? std::clamp((distinct - mean_cta) / (per_cta_distinct - mean_cta), 0.0, 1.0) : 0.0;
-  double grow = 1 + disjoint * (a.scale - 1);
-  a.atomics.ops_int = ints * a.scale;
-  a.atomics.ops_float = floats * a.scale;
-  a.atomics.updates = updates * a.scale;
-  a.atomics.effective_words = updates * updates / sum_sq * grow;
-  a.atomics.hot_updates = hot * a.scale / grow;
-}
 
-// CTAs of a dynamic trace, in trace order, each a list of its warps.
-inline void group_ctas(const Kernel& k, KernelAnalysis& a) {
-  a.dyn_wavefronts.assign(k.dyn.size(), 0);
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> by_cta;
-  std::vector<std::uint64_t> cta_order;
-  for (std::uint32_t w = 0; w < k.warps.size(); ++w) {
-    auto key = detail::cta_key(k.warps[w].cta);
-    auto [it, fresh] = by_cta.try_emplace(key);
-    if (fresh) cta_order.push_back(key);
-    it->second.push_back(w);
+  void finish_atomics(KernelAnalysis& a) const {
+    if (word_updates_.empty()) return;
+    double sum_sq = 0, hot = 0;
+    for (auto& [wd, c] : word_updates_) { sum_sq += c * c; hot = std::max(hot, c); }
+    const double distinct = static_cast<double>(word_updates_.size());
+    const double mean_cta = per_cta_distinct_ / static_cast<double>(ctas_with_atomics_);
+    // 0 when every CTA touches the same words, 1 when CTAs' words are disjoint.
+    const double disjoint =
+        per_cta_distinct_ > mean_cta ? std::clamp((distinct - mean_cta) / (per_cta_distinct_ - mean_cta), 0.0, 1.0) : 0.0;
+    const double grow = 1 + disjoint * (a.scale - 1);
+    a.atomics.ops_int = atomic_ints_ * a.scale;
+    a.atomics.ops_float = atomic_floats_ * a.scale;
+    a.atomics.updates = atomic_updates_ * a.scale;
+    a.atomics.effective_words = atomic_updates_ * atomic_updates_ / sum_sq * grow;
+    a.atomics.hot_updates = hot * a.scale / grow;
   }
-  for (auto key : cta_order) a.ctas.push_back(by_cta[key]);
-}
 
-// The sectors of every coalesced dynamic instruction, kept by address_counts so that the
-// reuse profiles (L1 and L2 passes) do not coalesce each memory instruction twice more.
-// begin[di]..begin[di + 1] index `sectors`; off when the pool would pass 32-bit offsets.
-struct SectorCache {
-  std::vector<std::uint64_t> sectors;
-  std::vector<std::uint32_t> begin;
-  bool usable() const { return !begin.empty(); }
-};
-
-// Dynamic traces: coalescing and bank conflicts from addresses, per PC and per dynamic instruction.
-inline void address_counts(const Kernel& k, KernelAnalysis& a, SectorCache* cache = nullptr) {
-  if (cache) cache->begin.assign(k.dyn.size() + 1, 0);
-  std::uint64_t sec[64], lane[64];
-  std::vector<double> sectors(k.program.size(), 0), lines(k.program.size(), 0), wavefronts(k.program.size(), 0), reqs(k.program.size(), 0),
-      partial_sectors(k.program.size(), 0), partial_lines(k.program.size(), 0);
-  for (std::size_t di = 0; di < k.dyn.size(); ++di) {
-    if (cache && cache->usable()) {
-      if (cache->sectors.size() > 0xffffffffull - 64) cache->begin.clear();
-      else cache->begin[di] = static_cast<std::uint32_t>(cache->sectors.size());
-    }
-    const auto& d = k.dyn[di];
-    const auto& s = k.program[d.static_index];
-    if (s.space == MemSpace::none || s.space == MemSpace::constant || d.addr_count == 0) {
-      if (s.space != MemSpace::none && s.space != MemSpace::constant && d.active_mask) a.dyn_wavefronts[di] = 1;
-      continue;
-    }
-    k.lane_addresses(d, lane);
-    const std::uint64_t* ad = lane;
-    unsigned w = d.mem_width ? d.mem_width : std::max(1u, s.access_bits / 8);
-    reqs[d.static_index] += 1;
-    if (s.space == MemSpace::shared) {
-      unsigned wf = shared_wavefronts(ad, d.addr_count, w);
-      wavefronts[d.static_index] += wf;
-      a.dyn_wavefronts[di] = static_cast<std::uint8_t>(std::min(255u, wf));
-    } else {
-      auto c = coalesce(ad, d.addr_count, w, sec);
-      if (cache && cache->usable()) cache->sectors.insert(cache->sectors.end(), sec, sec + c.sectors);
-      sectors[d.static_index] += c.sectors;
-      lines[d.static_index] += c.lines;
-      unsigned wf = std::max(1u, c.lines);
-      wavefronts[d.static_index] += wf;
-      a.dyn_wavefronts[di] = static_cast<std::uint8_t>(std::min(255u, wf));
-      if (s.mem_op == MemOp::store && partial_store(c.sectors, double(d.addr_count) * w)) {
-        if (a.dyn_partial_store.empty()) a.dyn_partial_store.assign(k.dyn.size(), false);
-        a.dyn_partial_store[di] = true;
-        partial_sectors[d.static_index] += c.sectors;
-        partial_lines[d.static_index] += c.lines;
-      }
-    }
-  }
-  if (cache && cache->usable()) cache->begin[k.dyn.size()] = static_cast<std::uint32_t>(cache->sectors.size());
-  if (a.has_addresses) detail::profile_atomics(k, a);
-  for (std::size_t i = 0; i < k.program.size(); ++i) {
-    auto& p = a.pcs[i];
-    if (reqs[i] == 0) continue;
-    p.requests = reqs[i] * a.scale;
-    p.sectors = sectors[i] * a.scale;
-    p.lines = lines[i] * a.scale;
-    p.wavefronts = wavefronts[i] * a.scale;
-    p.partial_store_sectors = partial_sectors[i] * a.scale;
-    p.partial_store_lines = partial_lines[i] * a.scale;
-  }
-}
-
-// Reuse profiles from addresses: L1 within each CTA; L2 over the traced grid's interleaved stream.
-inline void reuse_profiles(const Kernel& k, KernelAnalysis& a, const SectorCache* cache = nullptr) {
-  const bool cached = cache && cache->usable();
-  std::uint64_t sec[64], lane[64];
-  // L1: reuse within each CTA; L2: the traced grid's interleaved stream.
-  std::unordered_set<std::uint64_t> written;  // sectors stored to so far (L2 stream only)
-  auto profile = [&](const std::vector<std::uint32_t>& warps, ReuseProfiler& rp, bool l1) {
-    detail::interleave(k, warps, [&](std::uint32_t warp, std::uint64_t di) {
+  // The reuse profile of `warps` interleaved (L1: one CTA's; L2: the window's, whose stores'
+  // first writes are counted too).
+  void profile(const Kernel& k, const std::vector<std::uint32_t>& warps, ReuseProfiler& rp, bool l1, std::uint64_t first) {
+    interleave(k, warps, [&](std::uint32_t warp, std::uint64_t di) {
       const auto& d = k.dyn[di];
       const auto& s = k.program[d.static_index];
       if (d.addr_count == 0 || !(s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic)) return;
-      const std::uint64_t* secs = sec;
-      unsigned nsec;
-      if (cached) {
-        secs = cache->sectors.data() + cache->begin[di];
-        nsec = cache->begin[di + 1] - cache->begin[di];
-      } else {
-        unsigned w = d.mem_width ? d.mem_width : std::max(1u, s.access_bits / 8);
-        k.lane_addresses(d, lane);
-        nsec = coalesce(lane, d.addr_count, w, sec).sectors;
-      }
-      auto& p = a.pcs[d.static_index];
+      const std::size_t at = static_cast<std::size_t>(di - first);
+      const std::uint64_t* secs = sectors_.data() + begin_[at];
+      const std::size_t nsec = begin_[at + 1] - begin_[at];
+      auto& p = pcs_[d.static_index];
       p.has_profile = true;
       const bool store = !l1 && s.mem_op == MemOp::store;
-      for (unsigned j = 0; j < nsec; ++j) {
+      for (std::size_t j = 0; j < nsec; ++j) {
         std::uint32_t previous_warp = warp;  // L1: the warp of the sector's previous access
         std::int64_t dist = l1 ? rp.access(secs[j], warp, previous_warp) : rp.access(secs[j]);
         if (dist < 0) (l1 ? p.l1_cold : p.l2_cold)++;
         else (l1 ? p.l1_hist : p.l2_hist)[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
         if (dist >= 0 && previous_warp != warp) p.l1_sibling_hist[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
-        if (store && written.insert(secs[j]).second) ++p.l2_first_writes;
+        if (store && written_.insert(secs[j]).second) ++p.l2_first_writes;
       }
     });
-  };
-  for (auto& cta : a.ctas) {
-    ReuseProfiler rp;
-    profile(cta, rp, true);
   }
-  std::vector<std::uint32_t> all(k.warps.size());
-  for (std::uint32_t w = 0; w < all.size(); ++w) all[w] = w;
-  ReuseProfiler rp2;
-  rp2.reserve(k.dyn.size());
-  profile(all, rp2, false);
 
+  std::vector<PcStats> pcs_;  // the profile parts, per PC
+  std::vector<Sums> sums_;     // the counts, per PC (unscaled)
+  std::vector<std::uint8_t> dyn_wavefronts_;
+  std::vector<bool> dyn_partial_store_;
+  std::vector<std::uint64_t> sectors_;  // the window's coalesced sectors
+  std::vector<std::size_t> begin_;
+  ReuseProfiler l2_;
+  std::unordered_set<std::uint64_t> written_;  // sectors stored to so far (L2 profile)
+  std::unordered_map<std::uint64_t, double> word_updates_;
+  double per_cta_distinct_ = 0, atomic_ints_ = 0, atomic_floats_ = 0, atomic_updates_ = 0;
+  std::size_t ctas_with_atomics_ = 0;
+  bool saw_addresses_ = false;
+};
+
+// A CtaSink that profiles a trace's CTAs as they are read, window by window, and lets the
+// reader drop all but the first kKeptCtas: those a simulation replays (an SM holds no more).
+// The results are the same as AddressProfiler's over the whole loaded trace, but for a CTA
+// whose warps come in more than one block (batch analysis joins them).
+class StreamedAddresses : public CtaSink {
+ public:
+  static constexpr std::size_t kKeptCtas = AddressProfiler::kWindowCtas;
+
+  void ctas_read(Kernel& k, std::size_t first_new) override {
+    std::unordered_map<std::uint64_t, std::size_t> index;
+    for (std::size_t w = first_new; w < k.warps.size(); ++w) {
+      auto [it, fresh] = index.try_emplace(cta_key(k.warps[w].cta), pending_.size());
+      if (fresh) pending_.emplace_back();
+      pending_[it->second].push_back(static_cast<std::uint32_t>(w));
+    }
+    if (pending_.size() >= AddressProfiler::kWindowCtas) flush(k);
+  }
+  void trace_read(Kernel& k) override { flush(k); }
+
+  const AddressProfiler& profiler() const { return profiler_; }
+
+ private:
+  void flush(Kernel& k) {
+    if (pending_.empty()) return;
+    for (auto& cta : pending_)
+      if (ctas_++ < kKeptCtas) kept_warps_ = std::max<std::size_t>(kept_warps_, cta.back() + 1);
+    const std::uint64_t kept_dyn = kept_warps_ ? k.warps[kept_warps_ - 1].end : 0;
+    profiler_.add_window(k, pending_, kept_dyn);
+    pending_.clear();
+    k.drop_warps_from(kept_warps_);
+  }
+
+  AddressProfiler profiler_{0};
+  std::vector<std::vector<std::uint32_t>> pending_;  // CTAs read since the last window
+  std::size_t ctas_ = 0, kept_warps_ = 0;
+};
+
+// The analysis of a loaded trace: that of its streamed CTAs, or windows of
+// AddressProfiler::kWindowCtas CTAs of the whole trace.
+inline void profile_addresses(const Kernel& k, KernelAnalysis& a) {
+  if (const auto* streamed = dynamic_cast<const StreamedAddresses*>(k.streamed.get())) {
+    streamed->profiler().finish(a);
+    a.has_addresses = streamed->profiler().saw_addresses();
+    return;
+  }
+  AddressProfiler p(k.program.size());
+  const std::size_t W = AddressProfiler::kWindowCtas;
+  for (std::size_t c0 = 0; c0 < a.ctas.size(); c0 += W) {
+    std::vector<std::vector<std::uint32_t>> window(a.ctas.begin() + static_cast<std::ptrdiff_t>(c0),
+                                                   a.ctas.begin() + static_cast<std::ptrdiff_t>(std::min(a.ctas.size(), c0 + W)));
+    p.add_window(k, window, k.dyn.size());
+  }
+  p.finish(a);
+  a.has_addresses = p.saw_addresses();
 }
 
 }  // namespace detail
+
+// A sink for AccelSimKernelReader::Options::cta_sink: the reader keeps only the CTAs a
+// simulation replays, and analyze() takes the rest from the sink.
+inline std::shared_ptr<CtaSink> stream_addresses() { return std::make_shared<detail::StreamedAddresses>(); }
 
 }  // namespace gpuperf

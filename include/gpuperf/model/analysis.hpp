@@ -1,7 +1,7 @@
 // KernelAnalysis: everything about a kernel that does not depend on the GPU, computed once
 // per trace and reused by every prediction (what-if studies re-predict from it in
 // microseconds): per-PC counts scaled to the grid, memory requests/sectors/wavefronts,
-// streaming reuse-distance profiles for L1 (per CTA) and L2 (whole traced grid), loop
+// streaming reuse-distance profiles for L1 (per CTA) and L2 (windows of CTAs), loop
 // structure, and the CTAs a simulation replays.
 #pragma once
 

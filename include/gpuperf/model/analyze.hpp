@@ -23,9 +23,7 @@ GPUPERF_FUNC KernelAnalysis analyze(std::shared_ptr<const Kernel> kp) {
   detail::static_counts(k, a);
   if (a.dynamic) {
     detail::group_ctas(k, a);
-    detail::SectorCache sectors;
-    detail::address_counts(k, a, a.has_addresses ? &sectors : nullptr);
-    if (a.has_addresses) detail::reuse_profiles(k, a, &sectors);
+    detail::profile_addresses(k, a);
   } else {
     detail::load_groups(k, a);
   }

@@ -7,6 +7,8 @@
 #include <bitset>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -135,6 +137,9 @@ class AccelSimKernelReader {
     ProgressFn progress = nullptr;
     void* progress_ctx = nullptr;
     std::size_t kernels_done = 0, kernels_total = 0;  // passed through to progress (the load path sets them)
+    // Makes a sink that takes the CTA blocks of a grouped trace as they are read and may drop
+    // them (ir.hpp: CtaSink; model/address_profile.hpp: stream_addresses). Null: keep them all.
+    std::function<std::shared_ptr<CtaSink>()> cta_sink;
   };
 
   static Kernel read(const std::string& path) { return read(path, Options{}); }
@@ -150,10 +155,15 @@ class AccelSimKernelReader {
   Kernel run() {
     Kernel k;
     k.source_path = lr_.path();
+    std::shared_ptr<CtaSink> sink = opt_.cta_sink ? opt_.cta_sink() : nullptr;
+    std::size_t block_first_warp = 0;
+    std::unordered_set<WarpKey, WarpKeyHash> streamed_ctas;  // CTAs handed to the sink
     // Reserve from the file size so large traces don't pay for repeated reallocation and copying
-    // (untouched reserved pages cost nothing). Compressed files grow as usual.
+    // (untouched reserved pages cost nothing). Compressed files grow as usual. With a sink, the
+    // kernel holds a window of CTAs at a time: at most the first 1 GB's worth.
     if (lr_.source().compression() == Compression::none) {
       std::uint64_t sz = lr_.source().file_size();
+      if (sink) sz = std::min<std::uint64_t>(sz, std::uint64_t(1) << 30);
       k.dyn.reserve(static_cast<std::size_t>(sz / 48));
       // Lane addresses take a few bytes per instruction (trace/address_pool.hpp).
       if (opt_.keep_addresses) k.addresses.reserve(static_cast<std::size_t>(sz / 16));
@@ -207,10 +217,23 @@ class AccelSimKernelReader {
         if (scan::starts_with(line, "#BEGIN_TB")) {
           if (in_tb) throw ParseError(lr_.path(), ln, 1, "expected #END_TB before a new #BEGIN_TB");
           in_tb = true; grouped = true; cur_stream = nullptr; expect_insts = -1;
+          block_first_warp = k.warps.size();
         } else if (scan::starts_with(line, "#END_TB")) {
           if (!in_tb) throw ParseError(lr_.path(), ln, 1, "expected #BEGIN_TB before #END_TB");
           check_count(expect_insts, got_insts, ln);
           in_tb = false; cur_stream = nullptr;
+          if (sink && hdr_.tracer_version >= 3) {
+            if (!raw_order.empty())
+              throw ParseError(lr_.path(), ln, 1, "expected CTA blocks only: this trace also has raw instruction lines outside #BEGIN_TB/#END_TB");
+            // The block's warps without instructions go now (as at the end for a whole trace).
+            std::size_t kept = block_first_warp;
+            for (std::size_t w = block_first_warp; w < k.warps.size(); ++w)
+              if (k.warps[w].end > k.warps[w].begin) k.warps[kept++] = k.warps[w];
+            k.warps.resize(kept);
+            for (std::size_t w = block_first_warp; w < k.warps.size(); ++w)
+              streamed_ctas.insert(WarpKey{std::uint64_t(k.warps[w].cta.x) | (std::uint64_t(k.warps[w].cta.y) << 32), k.warps[w].cta.z});
+            if (block_first_warp < k.warps.size()) sink->ctas_read(k, block_first_warp);
+          }
         }
         continue;
       }
@@ -287,6 +310,8 @@ class AccelSimKernelReader {
       throw ParseError(lr_.path(), lr_.line_number() + 1, 1, "expected the '#traces format' line and the trace body after the header; the file ends inside its header (truncated trace?)");
     }
     k.format = grouped ? SourceFormat::accelsim_traceg : SourceFormat::accelsim_trace;  // by content, not file name
+    if (!raw_order.empty() && !streamed_ctas.empty())
+      throw ParseError(lr_.path(), lr_.line_number(), 1, "expected CTA blocks only: this trace also has raw instruction lines outside #BEGIN_TB/#END_TB");
     if (!raw_order.empty()) {
       // Old-format grouped traces also arrive here: drop the empty streams made by "warp =".
       k.warps.clear();
@@ -305,7 +330,11 @@ class AccelSimKernelReader {
       k.warps.swap(kept);
     }
     // Traced CTAs.
-    {
+    if (sink && !streamed_ctas.empty()) {
+      sink->trace_read(k);
+      k.streamed = sink;
+      k.traced_ctas = streamed_ctas.size();
+    } else {
       std::unordered_set<WarpKey, WarpKeyHash> ctas;
       for (auto& w : k.warps) ctas.insert(WarpKey{std::uint64_t(w.cta.x) | (std::uint64_t(w.cta.y) << 32), w.cta.z});
       k.traced_ctas = ctas.size();

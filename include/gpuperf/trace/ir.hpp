@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -141,6 +142,22 @@ struct FunctionSourceLines {
   std::map<std::uint64_t, Line> by_offset;
 };
 
+struct Kernel;
+
+// Takes a grouped trace's CTAs as a reader finishes them, so that the reader need not keep
+// them: the model's address analysis (model/address_profile.hpp, StreamedAddresses) keeps per-PC
+// counts and reuse profiles and lets all but the CTAs a simulation replays go. The kernel then
+// holds those CTAs, and `streamed` what was taken from the others.
+class CtaSink {
+ public:
+  virtual ~CtaSink() = default;
+  // After each CTA block: k.warps from `first_new` on are new (none of them empty). The sink
+  // may drop warps (Kernel::drop_warps_from).
+  virtual void ctas_read(Kernel& k, std::size_t first_new) = 0;
+  // At the end of the trace, before the reader's last checks.
+  virtual void trace_read(Kernel& k) = 0;
+};
+
 struct Kernel {
   LaunchConfig launch;
   SourceFormat format = SourceFormat::unknown;
@@ -160,6 +177,8 @@ struct Kernel {
   std::uint64_t shared_window_base = 0, local_window_base = 0;
   ProfiledTraffic profiled_traffic;  // Nsight Compute inputs with the memory counters
   std::vector<std::string> warnings;
+  // The sink that took the trace's CTAs as they were read (null: every CTA is in `warps`).
+  std::shared_ptr<const CtaSink> streamed;
 
   bool has_dynamic_trace() const { return !warps.empty(); }
   // d's lane addresses (d.addr_count of them) into out.
@@ -176,6 +195,16 @@ struct Kernel {
   void set_lane_addresses(DynInstr& d, const std::uint64_t* a, unsigned n) {
     d.addr_count = static_cast<std::uint8_t>(n);
     if (n) d.set_addr_at(addresses.append(a, n));
+  }
+  // Drops warps [w, end) with their instructions and lane addresses (a grouped trace's warps
+  // hold consecutive instructions, appended in order).
+  void drop_warps_from(std::size_t w) {
+    if (w >= warps.size()) return;
+    const std::uint64_t d0 = warps[w].begin;
+    for (std::uint64_t di = d0; di < dyn.size(); ++di)
+      if (dyn[di].addr_count) { addresses.truncate(dyn[di].addr_at()); break; }
+    dyn.resize(static_cast<std::size_t>(d0));
+    warps.resize(w);
   }
   bool has_counts() const {
     for (auto& s : program) if (s.counts_known) return true;
