@@ -160,10 +160,12 @@ class AccelSimKernelReader {
     std::unordered_set<WarpKey, WarpKeyHash> streamed_ctas;  // CTAs handed to the sink
     // Reserve from the file size so large traces don't pay for repeated reallocation and copying
     // (untouched reserved pages cost nothing). Compressed files grow as usual. With a sink, the
-    // kernel holds a window of CTAs at a time: at most the first 1 GB's worth.
-    if (lr_.source().compression() == Compression::none) {
+    // kernel holds a window of CTAs at a time: room for at most 1 GB of text, a compressed
+    // file's taken as 20 times its size (traces compress 10-100 fold), so that a trace's
+    // memory does not depend on its compression.
+    if (sink || lr_.source().compression() == Compression::none) {
       std::uint64_t sz = lr_.source().file_size();
-      if (sink) sz = std::min<std::uint64_t>(sz, std::uint64_t(1) << 30);
+      if (sink) sz = std::min<std::uint64_t>(lr_.source().compression() == Compression::none ? sz : 20 * sz, std::uint64_t(1) << 30);
       k.dyn.reserve(static_cast<std::size_t>(sz / 48));
       // Lane addresses take a few bytes per instruction (trace/address_pool.hpp).
       if (opt_.keep_addresses) k.addresses.reserve(static_cast<std::size_t>(sz / 16));

@@ -82,7 +82,9 @@ class AddressPool {
   bool empty() const { return size_ == 0; }
   // Forgets the lists stored at offset `at` and after (an offset append() returned).
   void truncate(std::uint64_t at) {
-    if (at < size_) size_ = static_cast<std::size_t>(at);
+    if (at >= size_) return;
+    size_ = static_cast<std::size_t>(at);
+    std::memset(bytes_.get() + size_, 0, kPad);
   }
   std::size_t size_bytes() const { return size_; }
   // Capacity for `bytes` of data; pages not yet written take no memory.
