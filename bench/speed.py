@@ -12,7 +12,11 @@ file in the same run (the machine is shared and noisy; ratios travel better than
   predict() at a time and as a sweep, cold and warm). The "what_if" section (sweeps through
   Python, interpolation error) is bench/what_if_error.py's and is kept as it is.
 
-    python3 bench/speed.py [--build build] [--size-mb 300] [--out bench/results/speed.json]
+- with --memory-scaling, the peak RSS and time of `gpuperf report` on the same kernel's CTAs
+  repeated to 0.1, 1 and 10 GB, the last one streamed from .xz (about 3 minutes and 11 GB of
+  $TMPDIR; the traces are deleted after). Without it, the recorded section is kept.
+
+    python3 bench/speed.py [--build build] [--size-mb 300] [--memory-scaling] [--out bench/results/speed.json]
 
 The trace repeats the CTAs of tests/data/h200/devsample/kernel-20.traceg.xz
 (bench/make_large_trace.py) and lives in $TMPDIR: it is never committed.
@@ -51,11 +55,36 @@ def timed(cmd):
     return best
 
 
+def memory_scaling(cli):
+    """Peak RSS and wall time of `gpuperf report` as the trace grows 100-fold: the reader
+    hands CTAs to the analysis and keeps only those a simulation replays."""
+    rows = []
+    for size_mb, compress in ((100, False), (1000, False), (10000, True)):
+        path = os.path.join(tempfile.gettempdir(), f"gpuperf_scaling_{size_mb}mb.traceg")
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench/make_large_trace.py"), os.path.join(ROOT, SOURCE), path, str(size_mb)],
+                       check=True, stdout=sys.stderr)
+        text_mb = os.path.getsize(path) / 1e6
+        if compress:
+            subprocess.run(["xz", "-0", "-T2", "-f", path], check=True)
+            path += ".xz"
+        try:
+            t0 = time.perf_counter()
+            rss = peak_rss_mb([cli, "report", path, "--gpu", "h200", "--json"])
+            rows.append({"trace_mb": round(text_mb), "file": "xz" if compress else "text", "file_mb": round(os.path.getsize(path) / 1e6),
+                         "seconds": round(time.perf_counter() - t0, 2), "peak_rss_mb": round(rss, 1)})
+        finally:
+            os.remove(path)
+    peaks = [r["peak_rss_mb"] for r in rows]
+    return {"what": "gpuperf report --json on bench/make_large_trace.py copies of " + SOURCE, "runs": rows,
+            "rss_10gb_over_1gb": round(peaks[2] / peaks[1], 3)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--size-mb", type=float, default=300)
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/speed.json"))
+    ap.add_argument("--memory-scaling", action="store_true")
     a = ap.parse_args()
     big = os.path.join(tempfile.gettempdir(), f"gpuperf_speed_{int(a.size_mb)}mb.traceg")
     if not os.path.exists(big):
@@ -90,10 +119,13 @@ def main() -> None:
         out["git"] = subprocess.check_output(["git", "-C", ROOT, "describe", "--always", "--dirty"], text=True).strip()
     except (OSError, subprocess.CalledProcessError):
         pass
-    if os.path.exists(a.out):  # bench/what_if_error.py's section is kept
-        kept = json.load(open(a.out)).get("what_if")
-        if kept is not None:
-            out["what_if"] = kept
+    if a.memory_scaling:
+        out["memory_scaling"] = memory_scaling(cli)
+    if os.path.exists(a.out):  # bench/what_if_error.py's section, and the memory scaling unless re-measured, are kept
+        recorded = json.load(open(a.out))
+        for key in ("what_if", "memory_scaling"):
+            if key not in out and recorded.get(key) is not None:
+                out[key] = recorded[key]
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
         json.dump(out, f, indent=2)
