@@ -165,22 +165,29 @@ class SmSimulator {
     live_ = warps_.size();
     by_sp_.assign(static_cast<std::size_t>(S_), {});
     for (int w = 0; w < static_cast<int>(warps_.size()); ++w) by_sp_[static_cast<std::size_t>(warps_[w].smsp)].push_back(w);
+    not_before_.assign(warps_.size(), -std::numeric_limits<double>::infinity());
+    for (auto& w : warps_)
+      if (w.pos >= w.end) finish_warp(w, w.ready);  // a warp with no instructions (issue() finishes the others)
   }
 
-  // The scheduler: the earliest issue among all sub-partitions' ready warps.
+  // The scheduler: the earliest issue among all sub-partitions' ready warps (the first such
+  // warp in sub-partition, then list order). A sub-partition whose issue slot is not free
+  // before the best time, and a warp that is done, at a barrier, or whose operands come too
+  // late (not_before_), cannot win and are passed over without touching the warp.
   Pick pick() {
     Pick best;
     for (int sp = 0; sp < S_; ++sp) {
+      if (smsp_free_[static_cast<std::size_t>(sp)] >= best.t) continue;
       for (int wi : by_sp_[static_cast<std::size_t>(sp)]) {
+        if (not_before_[static_cast<std::size_t>(wi)] >= best.t) continue;
         auto& w = warps_[static_cast<std::size_t>(wi)];
-        if (w.done || w.at_barrier) continue;
-        if (w.pos >= w.end) { finish_warp(w, w.ready); continue; }
         const auto& d = k_.dyn[w.pos];
         if (!w.dep_valid) {
           w.dep = w.ready;
           w.dep_mem = false;
           w.registers.wait(k_.program[d.static_index].src, w.dep, w.dep_mem);
           w.dep_valid = true;
+          not_before_[static_cast<std::size_t>(wi)] = w.dep;
         }
         if (w.dep >= best.t) continue;  // cannot beat the best candidate
         double unit = std::max(w.dep, units_.free_at(desc_[d.static_index], d.static_index, static_cast<std::size_t>(sp)));
@@ -231,6 +238,7 @@ class SmSimulator {
     }
     w.ready = t + spacing;
     w.dep_valid = false;
+    not_before_[static_cast<std::size_t>(p.warp)] = -std::numeric_limits<double>::infinity();
     ++w.pos;
     ++instrs_;
     end_time_ = std::max(end_time_, t + 1);
@@ -241,6 +249,7 @@ class SmSimulator {
   void synchronize(Warp& w, const DynInstr& d, const InstrDesc& ds, double t) {
     if (ds.is_barrier && d.active_mask) {
       w.at_barrier = true;
+      not_before_[index_of(w)] = std::numeric_limits<double>::infinity();
       w.barrier_arrival = t;
       ++bar_.arrived[static_cast<std::size_t>(w.cta)];
       if (bar_.complete(w.cta)) release_barrier(w.cta, t);
@@ -255,6 +264,7 @@ class SmSimulator {
   void finish_warp(Warp& w, double t) {
     if (w.done) return;
     w.done = true;
+    not_before_[index_of(w)] = std::numeric_limits<double>::infinity();
     --live_;
     end_time_ = std::max({end_time_, t, w.last_completion});
     bar_.live[static_cast<std::size_t>(w.cta)]--;
@@ -265,6 +275,7 @@ class SmSimulator {
     for (auto& w : warps_)
       if (w.cta == c && w.at_barrier) {
         w.at_barrier = false;
+        not_before_[index_of(w)] = -std::numeric_limits<double>::infinity();
         r_.pc_stalls[k_.dyn[w.pos - 1].static_index].barrier += rel - w.barrier_arrival;
         w.ready = std::max(w.ready, rel);
         w.dep_valid = false;
@@ -281,6 +292,10 @@ class SmSimulator {
   std::vector<Warp> warps_;
   std::vector<std::vector<int>> by_sp_;  // warps of each sub-partition
   std::vector<double> smsp_free_;        // each sub-partition issues one instruction per cycle
+  // Per warp, the earliest it could issue as far as known: its operands' time, +inf when done
+  // or at a barrier, -inf when to be worked out (after it issues or a barrier releases it).
+  std::vector<double> not_before_;
+  std::size_t index_of(const Warp& w) const { return static_cast<std::size_t>(&w - warps_.data()); }
   UnitTimers units_;
   MioQueue mio_;
   double partial_cost_ = 1;  // L1 wavefronts per partly written store line
