@@ -43,6 +43,17 @@ class Scoreboard {
       from_memory_[sl] = mem;
     }
   }
+  // The same over registers given by their slots.
+  void wait_slots(const std::uint16_t* slots, unsigned n, double& t, bool& mem) const {
+    for (unsigned i = 0; i < n; ++i)
+      if (ready_[slots[i]] > t) { t = ready_[slots[i]]; mem = from_memory_[slots[i]]; }
+  }
+  void write_slots(const std::uint16_t* slots, unsigned n, double t, bool mem) {
+    for (unsigned i = 0; i < n; ++i) {
+      ready_[slots[i]] = static_cast<float>(t);
+      from_memory_[slots[i]] = mem;
+    }
+  }
 
  private:
   std::vector<float> ready_ = std::vector<float>(1024, 0.f);
@@ -78,6 +89,8 @@ class UnitTimers {
   double& free_at(const InstrDesc& d, std::uint32_t si, std::size_t sp) {
     return d.sm_scope ? sm_free_[cls_of_[si]] : sp_free_[sp][cls_of_[si]];
   }
+  std::size_t class_of(std::uint32_t si) const { return cls_of_[si]; }
+  double& free_at(bool sm_scope, std::size_t cls, std::size_t sp) { return sm_scope ? sm_free_[cls] : sp_free_[sp][cls]; }
 
  private:
   std::vector<std::size_t> cls_of_;
@@ -105,12 +118,44 @@ struct CtaBarriers {
 };
 
 class SmSimulator {
+  // What the scheduler reads of each static instruction, in one small record (StaticInstr and
+  // InstrDesc are large: reading them for every issue missed the cache), and the register
+  // slots its records index.
+  struct Op {
+    std::uint32_t src = 0, dst = 0;  // first slot in slots_
+    std::uint16_t nsrc = 0, ndst = 0;
+    bool memory = false, barrier = false, exit = false, sm_scope = false, controlled = false;
+    std::size_t unit = 0;  // UnitTimers class
+    double issue_interval = 1, latency = 0, spacing = 1;
+  };
+
  public:
   SmSimulator(const RoundModel& rm, const GpuSpec& g, int ctas)
       : an_(*rm.an), k_(*an_.kernel), desc_(*rm.desc), rm_(rm), S_(std::max(1, g.arch_table().sub_partitions)),
         ctrl_(k_.has_control_bits()), units_(desc_, S_) {
     const ArchTable& a = g.arch_table();
     r_.pc_stalls.assign(k_.program.size(), StallBreakdown{});
+    ops_.resize(k_.program.size());
+    for (std::uint32_t i = 0; i < ops_.size(); ++i) {
+      const StaticInstr& s = k_.program[i];
+      const InstrDesc& d = desc_[i];
+      Op& op = ops_[i];
+      op.src = static_cast<std::uint32_t>(slots_.size());
+      for (auto r : s.src) slots_.push_back(static_cast<std::uint16_t>(Scoreboard::slot(r)));
+      op.nsrc = static_cast<std::uint16_t>(s.src.size());
+      op.dst = static_cast<std::uint32_t>(slots_.size());
+      for (auto r : s.dst) slots_.push_back(static_cast<std::uint16_t>(Scoreboard::slot(r)));
+      op.ndst = static_cast<std::uint16_t>(s.dst.size());
+      op.memory = s.space != MemSpace::none && s.space != MemSpace::constant;
+      op.barrier = d.is_barrier;
+      op.exit = d.is_exit;
+      op.sm_scope = d.sm_scope;
+      op.unit = units_.class_of(i);
+      op.issue_interval = d.issue_interval;
+      op.latency = rm_.latency[i];
+      op.controlled = ctrl_ && s.control.valid;
+      if (op.controlled) op.spacing = std::max(1.0, double(s.control.stall));
+    }
     place_warps(ctas);
     smsp_free_.assign(static_cast<std::size_t>(S_), 0);
     mio_.rate = a.mem("l1_wavefronts_per_cycle");
@@ -181,16 +226,16 @@ class SmSimulator {
       for (int wi : by_sp_[static_cast<std::size_t>(sp)]) {
         if (not_before_[static_cast<std::size_t>(wi)] >= best.t) continue;
         auto& w = warps_[static_cast<std::size_t>(wi)];
-        const auto& d = k_.dyn[w.pos];
+        const Op& op = ops_[k_.dyn[w.pos].static_index];
         if (!w.dep_valid) {
           w.dep = w.ready;
           w.dep_mem = false;
-          w.registers.wait(k_.program[d.static_index].src, w.dep, w.dep_mem);
+          w.registers.wait_slots(slots_.data() + op.src, op.nsrc, w.dep, w.dep_mem);
           w.dep_valid = true;
           not_before_[static_cast<std::size_t>(wi)] = w.dep;
         }
         if (w.dep >= best.t) continue;  // cannot beat the best candidate
-        double unit = std::max(w.dep, units_.free_at(desc_[d.static_index], d.static_index, static_cast<std::size_t>(sp)));
+        double unit = std::max(w.dep, units_.free_at(op.sm_scope, op.unit, static_cast<std::size_t>(sp)));
         double t = std::max(unit, smsp_free_[static_cast<std::size_t>(sp)]);
         if (t < best.t) best = Pick{wi, t, w.dep, unit, w.dep_mem};
       }
@@ -210,8 +255,7 @@ class SmSimulator {
     auto& w = warps_[static_cast<std::size_t>(p.warp)];
     const auto& d = k_.dyn[w.pos];
     const std::uint32_t si = d.static_index;
-    const auto& s = k_.program[si];
-    const auto& ds = desc_[si];
+    const Op& op = ops_[si];
     const double t = p.t;
     auto& st = r_.pc_stalls[si];
     double dep_wait = p.dep - w.ready;
@@ -220,41 +264,37 @@ class SmSimulator {
     st.not_selected += t - p.unit;
     const auto sp = static_cast<std::size_t>(w.smsp);
     smsp_free_[sp] = t + 1;
-    units_.free_at(ds, si, sp) = t + ds.issue_interval;
-    double completion = t + rm_.latency[si];
-    bool is_mem = s.space != MemSpace::none && s.space != MemSpace::constant;
+    units_.free_at(op.sm_scope, op.unit, sp) = t + op.issue_interval;
+    double completion = t + op.latency;
+    const bool is_mem = op.memory;
     if (is_mem && d.active_mask) {
       double wf = an_.dyn_wavefronts.empty() ? 1 : std::max<double>(1, an_.dyn_wavefronts[w.pos]);
       if (!an_.dyn_partial_store.empty() && an_.dyn_partial_store[w.pos]) wf = global_l1_wavefronts(wf, wf, partial_cost_);
       st.mio += mio_.enqueue(t, wf) - t;
-      completion = mio_.free + rm_.latency[si];
+      completion = mio_.free + op.latency;
     }
-    w.registers.write(s.dst, completion, is_mem);
+    w.registers.write_slots(slots_.data() + op.dst, op.ndst, completion, is_mem);
     w.last_completion = std::max(w.last_completion, completion);
-    double spacing = 1;
-    if (ctrl_ && s.control.valid) {
-      spacing = std::max(1.0, double(s.control.stall));
-      st.control += spacing - 1;
-    }
-    w.ready = t + spacing;
+    if (op.controlled) st.control += op.spacing - 1;
+    w.ready = t + op.spacing;
     w.dep_valid = false;
     not_before_[static_cast<std::size_t>(p.warp)] = -std::numeric_limits<double>::infinity();
     ++w.pos;
     ++instrs_;
     end_time_ = std::max(end_time_, t + 1);
-    synchronize(w, d, ds, t);
+    synchronize(w, d, op, t);
   }
 
   // After an issue: arrival at a CTA barrier, or the warp's exit.
-  void synchronize(Warp& w, const DynInstr& d, const InstrDesc& ds, double t) {
-    if (ds.is_barrier && d.active_mask) {
+  void synchronize(Warp& w, const DynInstr& d, const Op& op, double t) {
+    if (op.barrier && d.active_mask) {
       w.at_barrier = true;
       not_before_[index_of(w)] = std::numeric_limits<double>::infinity();
       w.barrier_arrival = t;
       ++bar_.arrived[static_cast<std::size_t>(w.cta)];
       if (bar_.complete(w.cta)) release_barrier(w.cta, t);
     }
-    if ((ds.is_exit && d.active_mask == 0xffffffffu) || w.pos >= w.end) {
+    if ((op.exit && d.active_mask == 0xffffffffu) || w.pos >= w.end) {
       if (w.at_barrier) { w.at_barrier = false; bar_.arrived[static_cast<std::size_t>(w.cta)]--; }
       finish_warp(w, t + 1);
       if (bar_.arrived[static_cast<std::size_t>(w.cta)] > 0 && bar_.complete(w.cta)) release_barrier(w.cta, t);
@@ -292,6 +332,8 @@ class SmSimulator {
   std::vector<Warp> warps_;
   std::vector<std::vector<int>> by_sp_;  // warps of each sub-partition
   std::vector<double> smsp_free_;        // each sub-partition issues one instruction per cycle
+  std::vector<Op> ops_;
+  std::vector<std::uint16_t> slots_;
   // Per warp, the earliest it could issue as far as known: its operands' time, +inf when done
   // or at a barrier, -inf when to be worked out (after it issues or a barrier releases it).
   std::vector<double> not_before_;
