@@ -749,6 +749,25 @@ TEST_CASE("counts-only input: a CTA barrier between a latency phase and an issue
   CHECK(free.stalls.barrier == 0);
 }
 
+TEST_CASE("counts-only input: after a barrier the CTA's warps reach their shared loads together and the last waits for all") {
+  // One CTA of 32 warps per H100 SM, 100 phases: a shared load with an 8-way bank conflict,
+  // an FFMA on its result, a barrier. The warps leave each barrier together, so the last of
+  // them to get its load served waits for the other 31 warps' 8 wavefronts first.
+  const double warps = 132 * 32, phases = 100;
+  auto k = counted_kernel("bursts", 1024, 132, 32,
+                          {{"LDS R4, [R2]", warps * phases}, {"FFMA R5, R4, R4, R4", warps * phases}, {"BAR.SYNC.DEFER_BLOCKING 0x0", warps * phases},
+                           {"@P0 BRA 0x0", warps * phases, 0x0}, {"EXIT", warps}});
+  k->program[0].shared_wavefronts = static_cast<std::uint64_t>(8 * warps * phases);
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  auto r = Predictor(k).predict(h100);
+  const double per_cycle = h100.arch_table().mem("shared_wavefronts_per_cycle");
+  const double burst = 8 * 32 / per_cycle;  // one phase's wavefronts of the whole CTA
+  // Each phase takes at least one warp's chain plus the other 31 warps' share of the burst.
+  const double chain = r.bounds.latency / phases;
+  CHECK(r.cycles >= phases * (chain + burst * 31 / 32) * 0.999);
+  CHECK(r.cycles > 1.1 * std::max(r.bounds.latency, r.bounds.shared_memory));
+}
+
 TEST_CASE("work imbalance: a loop one warp of 8192 runs is that warp's dependent path, not spread over the grid") {
   const double warps = 8192, iters = 10000;
   auto k = counted_kernel("one_warp_loop", 256, 1024 /* 8192 warps */, 16,

@@ -92,16 +92,21 @@ inline double phased_round_cycles(const KernelAnalysis& an, const std::vector<In
                                   double warps_per_block, double ctas) {
   const double S = std::max(1, a.sub_partitions);
   const double cta_per_sp = std::max(1.0, std::ceil(warps_per_block / S));
-  double alone = 0, issue = 0, unit = 0, mio = 0;
+  double alone = 0, issue = 0, unit = 0, mio_total = 0;
   for (auto [first, last] : phases) {
     const WarpAverages w = warp_averages(an, desc, stall, tw, partial_cost, first, last);
     const ThroughputBounds b = throughput_bounds(w, a, cta_per_sp, warps_per_block);
-    alone += queued_round_cycles(cta_per_sp, w.chain, std::max({b.issue, b.functional_unit, b.shared_memory + b.l1}));
+    // The CTA's warps leave the barrier together and reach the phase's loads and stores
+    // together: the last one waits for the others' L1/shared wavefronts, which the queueing
+    // formula (arrivals spread over the chain) leaves out.
+    const double mio = b.shared_memory + b.l1;
+    const double together = w.chain + mio * (warps_per_block - 1) / std::max(1.0, warps_per_block);
+    alone += std::max(queued_round_cycles(cta_per_sp, w.chain, std::max({b.issue, b.functional_unit, mio})), together);
     issue += b.issue;
     unit += b.functional_unit;
-    mio += b.shared_memory + b.l1;
+    mio_total += mio;
   }
-  const double busiest = std::max({issue, unit, mio});  // one CTA's demand on the busiest resource
+  const double busiest = std::max({issue, unit, mio_total});  // one CTA's demand on the busiest resource
   return closed_queue_round_cycles(std::max(1.0, ctas), busiest, alone - busiest);
 }
 
