@@ -37,11 +37,11 @@ inline bool is_global_atomic(const StaticInstr& s) {
          (s.space == MemSpace::global || s.space == MemSpace::generic);
 }
 
-// CTAs of a dynamic trace, in trace order, each a list of its warps.
-inline std::vector<std::vector<std::uint32_t>> ctas_of(const Kernel& k) {
+// CTAs of a dynamic trace's warps from `first_warp` on, in trace order, each a list of its warps.
+inline std::vector<std::vector<std::uint32_t>> ctas_of(const Kernel& k, std::size_t first_warp = 0) {
   std::vector<std::vector<std::uint32_t>> ctas;
   std::unordered_map<std::uint64_t, std::size_t> index;
-  for (std::uint32_t w = 0; w < k.warps.size(); ++w) {
+  for (auto w = static_cast<std::uint32_t>(first_warp); w < k.warps.size(); ++w) {
     auto [it, fresh] = index.try_emplace(cta_key(k.warps[w].cta), ctas.size());
     if (fresh) ctas.emplace_back();
     ctas[it->second].push_back(w);
@@ -273,12 +273,7 @@ class StreamedAddresses : public CtaSink {
   static constexpr std::size_t kKeptCtas = AddressProfiler::kWindowCtas;
 
   void ctas_read(Kernel& k, std::size_t first_new) override {
-    std::unordered_map<std::uint64_t, std::size_t> index;
-    for (std::size_t w = first_new; w < k.warps.size(); ++w) {
-      auto [it, fresh] = index.try_emplace(cta_key(k.warps[w].cta), pending_.size());
-      if (fresh) pending_.emplace_back();
-      pending_[it->second].push_back(static_cast<std::uint32_t>(w));
-    }
+    for (auto& cta : ctas_of(k, first_new)) pending_.push_back(std::move(cta));
     if (pending_.size() >= AddressProfiler::kWindowCtas) flush(k);
   }
   void trace_read(Kernel& k) override { flush(k); }

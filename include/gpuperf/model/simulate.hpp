@@ -29,26 +29,13 @@ class Scoreboard {
     if (idx > 255) idx = 255;
     return kind * 256 + idx;
   }
-  // Raises `t` to when all of `src` are ready; `mem`: the latest is a memory result.
-  void wait(const std::vector<std::uint16_t>& src, double& t, bool& mem) const {
-    for (auto reg : src) {
-      auto sl = slot(reg);
-      if (ready_[sl] > t) { t = ready_[sl]; mem = from_memory_[sl]; }
-    }
-  }
-  void write(const std::vector<std::uint16_t>& dst, double t, bool mem) {
-    for (auto reg : dst) {
-      auto sl = slot(reg);
-      ready_[sl] = static_cast<float>(t);
-      from_memory_[sl] = mem;
-    }
-  }
-  // The same over registers given by their slots.
-  void wait_slots(const std::uint16_t* slots, unsigned n, double& t, bool& mem) const {
+  // Raises `t` to when all registers at `slots` are ready; `mem`: the latest is a memory result.
+  void wait(const std::uint16_t* slots, unsigned n, double& t, bool& mem) const {
     for (unsigned i = 0; i < n; ++i)
       if (ready_[slots[i]] > t) { t = ready_[slots[i]]; mem = from_memory_[slots[i]]; }
   }
-  void write_slots(const std::uint16_t* slots, unsigned n, double t, bool mem) {
+  // Marks the registers at `slots` ready at `t`, from memory or not.
+  void write(const std::uint16_t* slots, unsigned n, double t, bool mem) {
     for (unsigned i = 0; i < n; ++i) {
       ready_[slots[i]] = static_cast<float>(t);
       from_memory_[slots[i]] = mem;
@@ -85,10 +72,8 @@ class UnitTimers {
     sp_free_.assign(static_cast<std::size_t>(sub_partitions), std::vector<double>(class_id.size(), 0));
     sm_free_.assign(class_id.size(), 0);
   }
-  // The timer of static instruction `si`'s unit on sub-partition `sp`.
-  double& free_at(const InstrDesc& d, std::uint32_t si, std::size_t sp) {
-    return d.sm_scope ? sm_free_[cls_of_[si]] : sp_free_[sp][cls_of_[si]];
-  }
+  // The unit class of static instruction `si`, and that class's timer on sub-partition `sp`
+  // (or the SM's, for an sm_scope class).
   std::size_t class_of(std::uint32_t si) const { return cls_of_[si]; }
   double& free_at(bool sm_scope, std::size_t cls, std::size_t sp) { return sm_scope ? sm_free_[cls] : sp_free_[sp][cls]; }
 
@@ -230,7 +215,7 @@ class SmSimulator {
         if (!w.dep_valid) {
           w.dep = w.ready;
           w.dep_mem = false;
-          w.registers.wait_slots(slots_.data() + op.src, op.nsrc, w.dep, w.dep_mem);
+          w.registers.wait(slots_.data() + op.src, op.nsrc, w.dep, w.dep_mem);
           w.dep_valid = true;
           not_before_[static_cast<std::size_t>(wi)] = w.dep;
         }
@@ -273,7 +258,7 @@ class SmSimulator {
       st.mio += mio_.enqueue(t, wf) - t;
       completion = mio_.free + op.latency;
     }
-    w.registers.write_slots(slots_.data() + op.dst, op.ndst, completion, is_mem);
+    w.registers.write(slots_.data() + op.dst, op.ndst, completion, is_mem);
     w.last_completion = std::max(w.last_completion, completion);
     if (op.controlled) st.control += op.spacing - 1;
     w.ready = t + op.spacing;
