@@ -233,7 +233,7 @@ class AccelSimKernelReader {
               if (k.warps[w].end > k.warps[w].begin) k.warps[kept++] = k.warps[w];
             k.warps.resize(kept);
             for (std::size_t w = block_first_warp; w < k.warps.size(); ++w)
-              streamed_ctas.insert(WarpKey{std::uint64_t(k.warps[w].cta.x) | (std::uint64_t(k.warps[w].cta.y) << 32), k.warps[w].cta.z});
+              streamed_ctas.insert(cta_key(k.warps[w].cta));
             if (block_first_warp < k.warps.size()) sink->ctas_read(k, block_first_warp);
           }
         }
@@ -338,7 +338,7 @@ class AccelSimKernelReader {
       k.traced_ctas = streamed_ctas.size();
     } else {
       std::unordered_set<WarpKey, WarpKeyHash> ctas;
-      for (auto& w : k.warps) ctas.insert(WarpKey{std::uint64_t(w.cta.x) | (std::uint64_t(w.cta.y) << 32), w.cta.z});
+      for (auto& w : k.warps) ctas.insert(cta_key(w.cta));
       k.traced_ctas = ctas.size();
     }
     if (hdr_.truncated_at) {
@@ -359,6 +359,7 @@ class AccelSimKernelReader {
     std::uint64_t xy, zw;
     bool operator==(const WarpKey& o) const { return xy == o.xy && zw == o.zw; }
   };
+  static WarpKey cta_key(const Dim3& c) { return WarpKey{std::uint64_t(c.x) | (std::uint64_t(c.y) << 32), c.z}; }  // a CTA's own key
   struct WarpKeyHash {
     std::size_t operator()(const WarpKey& k) const { return std::hash<std::uint64_t>()(k.xy * 0x9E3779B97F4A7C15ull ^ k.zw); }
   };
