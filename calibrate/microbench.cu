@@ -451,6 +451,20 @@ __global__ void atomic_rate(T* bins, unsigned k, int per_thread) {
   }
 }
 
+// Atomic throughput over k words one 128 B line apart (`stride` = 32 words): the same random
+// bins as atomic_rate, so that rates over k lines and over k consecutive words can be compared
+// (is it the lines, spread over the L2's slices, or the words that set the rate?). With
+// `warp_word`, every lane of a warp updates its warp's word (a one-value histogram per warp):
+// the address is data-dependent, so ptxas cannot aggregate the warp's updates.
+__global__ void atomic_rate_lines(unsigned* bins, const unsigned* seeds, unsigned k, unsigned stride, int per_thread, int warp_word) {
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned x = seeds[warp_word ? t / 32 : t];
+  for (int i = 0; i < per_thread; ++i) {
+    x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+    atomicAdd(&bins[(x % k) * stride], 1u);
+  }
+}
+
 
 // L1 request rates for global accesses spread over several lines: each warp request touches
 // `lines` 128 B lines (1, 4, 8 or 32), 32 / lines consecutive 4 B words in each, so the sectors
@@ -664,10 +678,10 @@ int main(int argc, char** argv) {
   printf("{\"device\": \"%s\", \"sms\": %d, \"cc\": \"%d.%d\", \"max_clock_mhz\": %.0f, \"l2_bytes\": %d}\n", prop.name, sms, prop.major,
          prop.minor, clock_mhz, prop.l2CacheSize);
   // argv[1]: "" (everything), "alu" (the instruction chains), or a substring of a group name
-  // (window, hmma, hgmma, memory, const, tlb, launch, loaded, cta, lsu). The driver runs groups in separate processes, so a fault
+  // (window, hmma, hgmma, memory, const, tlb, launch, loaded, cta, lsu, atomic_lines). The driver runs groups in separate processes, so a fault
   // in one (an illegal instruction kills the context) does not lose the others.
   auto want = [&](const char* n) {
-    static const char* groups[] = {"window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded", "cta", "lsu"};
+    static const char* groups[] = {"window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded", "cta", "lsu", "atomic_lines"};
     if (!strcmp(only, "alu")) {
       for (auto g : groups) if (!strcmp(n, g)) return false;
       return true;
@@ -1074,6 +1088,31 @@ int main(int argc, char** argv) {
   // L1 request rates (lsu_rate): one CTA on one SM gives the SM's own limit in cycles per
   // request (clock64 over the CTA); a CTA on every SM gives the GPU-wide sector rate, with a
   // footprint that stays in L2 and one that does not.
+  // Atomic throughput over k lines, one word in each (the L2's slices), for random bins and for
+  // one word per warp: updates per ns.
+  if (want("atomic_lines")) {
+    const unsigned stride = 32, threads = unsigned(sms) * 8 * 256;
+    unsigned *bins, *seeds;
+    CK(cudaMalloc(&bins, 4ull * stride * 65536));
+    CK(cudaMalloc(&seeds, 4ull * threads));
+    std::vector<unsigned> h(threads);
+    for (unsigned t = 0; t < threads; ++t) h[t] = t * 2654435761u + 12345u;
+    CK(cudaMemcpy(seeds, h.data(), 4ull * threads, cudaMemcpyHostToDevice));
+    for (int warp_word = 0; warp_word < 2; ++warp_word)
+      for (unsigned k : {1u, 8u, 32u, 256u, 4096u, 65536u}) {
+        CK(cudaMemset(bins, 0, 4ull * stride * k));
+        int per_thread = k <= 8 ? 2 : k <= 256 ? 16 : 64;
+        auto launch = [&](int n) { atomic_rate_lines<<<sms * 8, 256>>>(bins, seeds, k, stride, n, warp_word); };
+        launch(1);
+        CK(cudaGetLastError());
+        float ms = elapsed_ms([&] { launch(per_thread); });
+        char b[80];
+        snprintf(b, sizeof b, "atomic_rate.global_u32_%s_lines%u", warp_word ? "warp_word" : "lanes", k);
+        emit(b, double(threads) * per_thread / (ms * 1e6), "updates/ns", "atomic_rate_lines");
+      }
+    CK(cudaFree(bins));
+    CK(cudaFree(seeds));
+  }
   if (want("lsu")) {
     const size_t dram_lines = (size_t)1 << 24;  // 2 GiB
     unsigned* buf;

@@ -69,7 +69,7 @@ SASS_CHECKS = {
     "chase_lines<true>": [(r"\bLDG\.E\.STRONG\.GPU\b", 1), (r"\bSHFL\.IDX\b", 1)],
     "chase_lines<false>": [(r"\bLDG\.E\b(?!\.STRONG)", 1), (r"\bSHFL\.IDX\b", 1)],
     "chase_under_load": [(r"\bLDG\.E\.STRONG\.GPU\b", 1), (r"\bLDG\.E\.128\.STRONG\.GPU\b", 8)],
-    "atomic_rate<unsigned>": [(r"\bREDG?\.E\.ADD\.STRONG", 1)], "atomic_rate<float>": [(r"\bREDG?\.E\.ADD\.F32", 1)],
+    "atomic_rate<unsigned>": [(r"\bREDG?\.E\.ADD\.STRONG", 1)], "atomic_rate_lines": [(r"\bREDG?\.E\.ADD\.STRONG", 1)], "atomic_rate<float>": [(r"\bREDG?\.E\.ADD\.F32", 1)],
     # L1 request rates: ld.ca, ld.cg, a plain store and a reduction, four per loop iteration.
     "lsu_rate<0>": [(r"\bLDG\.E\.STRONG\.(SM|CTA)\b", 4)], "lsu_rate<1>": [(r"\bLDG\.E\.STRONG\.GPU\b", 4)],
     "lsu_rate<2>": [(r"\bSTG\.E\b(?!\.)", 4)], "lsu_rate<3>": [(r"\bREDG?\.E\.ADD\.STRONG\.GPU\b", 4)],
@@ -230,7 +230,7 @@ def calibrate(args):
             f.write(f"Function : {name}\n" + "".join(f"    {l}\n" for l in lines))
     checks = check_sass(funcs)
     device, results, failures = None, [], {}
-    groups = args.only.split(",") if args.only else ["alu", "window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded", "cta", "lsu"]
+    groups = args.only.split(",") if args.only else ["alu", "window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded", "cta", "lsu", "atomic_lines"]
     for group in groups:
         p = subprocess.run([binary, group], capture_output=True, text=True)
         lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
@@ -395,6 +395,13 @@ def to_table(results, meta, arch):
         curve(name, [f"atomic_rate.global_{t}_k{k}" for k in ks], ks, lambda k, v: v / clock_ghz * atomic_ops_per_update(k),
               note=f"RED.ADD ({t}) from a full grid over k consecutive words at random; L2 atomic ops (sector passes) "
                    f"per cycle of the {meta['device']['max_clock_mhz']} MHz SM clock")
+    # One word in each of k lines: every lane update is its own pass, so passes per cycle are
+    # updates per cycle. Random lanes and one word per warp measured alike (same-word lanes are
+    # serial passes); the curve is the random lanes'.
+    lines = [1, 8, 32, 256, 4096, 65536]
+    curve("global_atomic_ops_per_cycle_vs_lines", [f"atomic_rate.global_u32_lanes_lines{k}" for k in lines], lines, lambda k, v: v / clock_ghz,
+          note=f"RED.ADD (u32) from a full grid over k words one 128 B line apart, at random; L2 atomic ops (sector passes) "
+               f"per cycle of the {meta['device']['max_clock_mhz']} MHz SM clock")
     if val("bandwidth.shared16_per_sm") is not None:
         put("memory", "shared_bytes_per_cycle", val("bandwidth.shared16_per_sm"), note="LDS.128, 32 warps per SM")
         put("memory", "shared_wavefronts_per_cycle", val("bandwidth.shared16_per_sm") / 128,
@@ -621,7 +628,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--arch", default="sm_90")
-    ap.add_argument("--only", default="", help="comma-separated groups (alu, window, hmma, hgmma, memory, const, tlb, launch, loaded, cta, lsu); "
+    ap.add_argument("--only", default="", help="comma-separated groups (alu, window, hmma, hgmma, memory, const, tlb, launch, loaded, cta, lsu, atomic_lines); "
                     "measurements of these groups replace those in an existing OUT/<gpu>.results.json")
     ap.add_argument("--merge", nargs="*")
     ap.add_argument("--into")
