@@ -454,6 +454,52 @@ TEST_CASE("L2 atomic passes: distinct words of a sector share a pass, same-word 
   CHECK(atomic_sector_passes(same, 32) == 32);       // one word: serial
   CHECK(atomic_sector_passes(coalesced, 32) == 4);   // 32 consecutive words: 4 sectors, one pass each
   CHECK(atomic_sector_passes(two_sectors, 4) == 3);  // sector 0: 1 pass; sector 1: word 8 twice
+  std::uint64_t three_lines[6] = {40, 0, 33, 1, 40, 2};  // line 0: words 0-2; line 1: 33 and 40 twice
+  std::vector<std::pair<std::uint64_t, unsigned>> per_line;
+  CHECK(atomic_sector_passes(three_lines, 6, [&](std::uint64_t line, unsigned p) { per_line.emplace_back(line, p); }) == 4);
+  CHECK(per_line == std::vector<std::pair<std::uint64_t, unsigned>>{{0, 1}, {1, 3}});  // 33 alone in its sector, 40 twice in its own
+}
+
+// `ctas` CTAs of one warp; each warp updates its own word `reps` times with all 32 lanes (a
+// per-CTA counter), the words `stride` bytes apart.
+static std::string per_cta_counter_trace(int ctas, int reps, unsigned stride) {
+  std::ostringstream t;
+  t << "-kernel name = counters\n-kernel id = 1\n-grid dim = (" << ctas
+    << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n";
+  for (int c = 0; c < ctas; ++c) {
+    t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = " << reps + 1 << "\n";
+    std::ostringstream lanes;
+    lanes << std::hex;
+    for (int l = 0; l < 32; ++l) lanes << " 0x" << 0x7f0000000000ull + static_cast<unsigned long long>(c) * stride;
+    for (int r = 0; r < reps; ++r) t << "0010 ffffffff 0 REDG.E.ADD.STRONG.GPU 2 R2 R4 4 0" << lanes.str() << " 0\n";
+    t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n\n";
+  }
+  return t.str();
+}
+
+TEST_CASE("global atomics: counters one line apart spread over the L2's slices; in one line they do not (measured lines curve)") {
+  namespace fs = std::filesystem;
+  auto g = GpuSpec::from_catalog(tables(), "h100");
+  REQUIRE(g.atomic_rate_lines);
+  auto bound_of = [&](unsigned stride) {
+    const fs::path f = fs::temp_directory_path() / "gpuperf_test_counters.traceg";
+    { std::ofstream(f) << per_cta_counter_trace(8, 100, stride); }
+    Session s(load(f.string()));
+    fs::remove(f);
+    return s.predict(g).kernels.at(0);
+  };
+  // 8 words, 4 KB apart: 8 lines; 8 x 100 requests of 32 same-word lanes, a pass each.
+  const auto spread = bound_of(4096);
+  CHECK(spread.atomic_words == doctest::Approx(8));
+  CHECK(spread.atomic_lines == doctest::Approx(8));
+  CHECK(spread.bounds.atomics == doctest::Approx(25600 / g.atomic_rate_lines->at(8)));
+  CHECK(spread.bounds.atomics < 0.6 * 25600 / g.atomic_rate->at(8));  // the rate over 8 consecutive words: 1 line
+  // The same 8 counters side by side: one sector of one line, the rate of one line.
+  const auto packed = bound_of(4);
+  CHECK(packed.atomic_words == doctest::Approx(8));
+  CHECK(packed.atomic_lines == doctest::Approx(1));
+  CHECK(packed.bounds.atomics == doctest::Approx(25600 / g.atomic_rate_lines->at(1)));
+  CHECK(packed.bottleneck == Bottleneck::atomics);
 }
 
 TEST_CASE("stores are written back: y = a*x + y moves as many DRAM bytes as c = a + b (H100 traces)") {

@@ -71,7 +71,7 @@ struct GpuSpec {
   // The other measured curves every prediction reads, resolved here the same way: DRAM latency
   // over resident warps per SM (its rise with load), and the L2's global atomic rate over the
   // distinct addresses updated (integer; f32 where measured apart).
-  std::optional<Curve> dram_latency_vs_warps, atomic_rate, atomic_rate_f32;
+  std::optional<Curve> dram_latency_vs_warps, atomic_rate, atomic_rate_f32, atomic_rate_lines;
   // L2 takes at most this fraction of its read rate in sectors (l2_bandwidth_gbs) as store
   // line-writes, whatever part of a line each writes (the arch table's measurement, resolved once
   // here; 0 where it has none: no line limit).
@@ -123,6 +123,7 @@ struct GpuSpec {
     if (const Curve* c = a.curve("dram_line_latency_vs_warps_per_sm"); c && !c->x.empty()) s.dram_latency_vs_warps = *c;
     if (const Curve* c = a.curve("global_atomic_ops_per_cycle_vs_addresses")) s.atomic_rate = *c;
     if (const Curve* c = a.curve("global_atomic_f32_ops_per_cycle_vs_addresses")) s.atomic_rate_f32 = *c;
+    if (const Curve* c = a.curve("global_atomic_ops_per_cycle_vs_lines")) s.atomic_rate_lines = *c;
     s.l2_store_line_rate_fraction = a.mem("l2_store_line_rate_fraction");
     return s;
   }

@@ -26,6 +26,7 @@ inline const std::map<std::string, CurveSpec>& curve_specs() {
       {"global_atomic_latency_vs_contention", {{1, 32}, {1, 10000}}},
       {"global_atomic_ops_per_cycle_vs_addresses", {{1, 1e9}, {0.001, 1000}}},
       {"global_atomic_f32_ops_per_cycle_vs_addresses", {{1, 1e9}, {0.001, 1000}}},
+      {"global_atomic_ops_per_cycle_vs_lines", {{1, 1e9}, {0.001, 1000}}},
       {"l2_hit_latency_vs_footprint_gib", {{0.001, 1024}, {10, 10000}}},
       {"add_cpi_vs_timing_window", {{1, 4096}, {0.01, 100}}},
       {"const_latency_vs_footprint_kib", {{0.0625, 64}, {5, 2000}}},

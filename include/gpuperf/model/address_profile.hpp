@@ -200,7 +200,8 @@ class AddressProfiler {
           word_updates_[words[l]] += 1;
           words_here.insert(words[l]);
         }
-        (is_float ? atomic_floats_ : atomic_ints_) += atomic_sector_passes(words, n);
+        (is_float ? atomic_floats_ : atomic_ints_) +=
+            atomic_sector_passes(words, n, [&](std::uint64_t line, unsigned passes) { line_passes_[line] += passes; });
         atomic_updates_ += n;
       }
     if (!words_here.empty()) {
@@ -211,8 +212,9 @@ class AddressProfiler {
 
   void finish_atomics(KernelAnalysis& a) const {
     if (word_updates_.empty()) return;
-    double sum_sq = 0, hot = 0;
+    double sum_sq = 0, hot = 0, line_sum = 0, line_sum_sq = 0;
     for (auto& [wd, c] : word_updates_) { sum_sq += c * c; hot = std::max(hot, c); }
+    for (auto& [line, c] : line_passes_) { line_sum += c; line_sum_sq += c * c; }
     const double distinct = static_cast<double>(word_updates_.size());
     const double mean_cta = per_cta_distinct_ / static_cast<double>(ctas_with_atomics_);
     // 0 when every CTA touches the same words, 1 when CTAs' words are disjoint.
@@ -223,6 +225,7 @@ class AddressProfiler {
     a.atomics.ops_float = atomic_floats_ * a.scale;
     a.atomics.updates = atomic_updates_ * a.scale;
     a.atomics.effective_words = atomic_updates_ * atomic_updates_ / sum_sq * grow;
+    a.atomics.effective_lines = line_sum * line_sum / line_sum_sq * grow;
     a.atomics.hot_updates = hot * a.scale / grow;
   }
 
@@ -258,7 +261,7 @@ class AddressProfiler {
   std::vector<std::size_t> begin_;
   ReuseProfiler l2_;
   std::unordered_set<std::uint64_t> written_;  // sectors stored to so far (L2 profile)
-  std::unordered_map<std::uint64_t, double> word_updates_;
+  std::unordered_map<std::uint64_t, double> word_updates_, line_passes_;
   double per_cta_distinct_ = 0, atomic_ints_ = 0, atomic_floats_ = 0, atomic_updates_ = 0;
   std::size_t ctas_with_atomics_ = 0;
   bool saw_addresses_ = false;

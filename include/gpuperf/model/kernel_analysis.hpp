@@ -47,6 +47,7 @@ struct AtomicProfile {
   double updates = 0;                 // lane updates, scaled to the grid
   double hot_updates = 0;             // updates of the most-updated word, scaled to the grid
   double effective_words = 0;         // participation ratio (sum c)^2 / sum c^2, for the grid
+  double effective_lines = 0;         // the same over 128 B lines, of their passes: what spreads the ops over the L2's slices
   bool present() const { return ops_int + ops_float > 0; }
 };
 

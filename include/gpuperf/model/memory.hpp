@@ -116,17 +116,31 @@ inline unsigned bank_ways(std::uint64_t* words, unsigned nw, unsigned banks) {
 }
 
 // Passes of the L2's atomic unit for one warp's atomic request on 4 B words: lanes on distinct
-// words of a 32 B sector share a pass, lanes on the same word take one pass each, so a sector
-// costs the largest number of lanes on one of its words. Sorts `words` in place.
-inline unsigned atomic_sector_passes(std::uint64_t* words, unsigned n) {
+// words of a 32 B sector share a pass, lanes on the same word take one pass each (measured: a
+// warp whose lanes all update one word costs as much as 32 lanes on 32 lines), so a sector
+// costs the largest number of lanes on one of its words. `on_line(line, passes)` hears each
+// 128 B line's passes, in line order. Sorts `words` in place.
+template <class OnLine>
+inline unsigned atomic_sector_passes(std::uint64_t* words, unsigned n, OnLine&& on_line) {
   std::sort(words, words + n);
-  unsigned passes = 0;
+  unsigned passes = 0, line_passes = 0;
   for (unsigned l = 0, run = 0, best = 0; l < n; ++l) {
     run = (l > 0 && words[l] == words[l - 1]) ? run + 1 : 1;
     best = std::max(best, run);
-    if (l + 1 == n || (words[l + 1] >> 3) != (words[l] >> 3)) { passes += best; best = 0; }
+    if (l + 1 == n || (words[l + 1] >> 3) != (words[l] >> 3)) {
+      passes += best;
+      line_passes += best;
+      best = 0;
+    }
+    if (l + 1 == n || (words[l + 1] >> 5) != (words[l] >> 5)) {
+      on_line(words[l] >> 5, line_passes);
+      line_passes = 0;
+    }
   }
   return passes;
+}
+inline unsigned atomic_sector_passes(std::uint64_t* words, unsigned n) {
+  return atomic_sector_passes(words, n, [](std::uint64_t, unsigned) {});
 }
 
 // Sector key -> last access time (never 0), open addressing with linear probing: the reuse

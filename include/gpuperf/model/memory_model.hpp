@@ -247,8 +247,8 @@ inline void add_memory_bounds(Bounds& b, const MemoryStats& ms, const AtomicProf
   b.l2 = bound::l2_transfer(ms.l2_bytes, ms.global_store_sectors, ms.global_store_lines, g.l2_store_line_rate_fraction, g.l2_bandwidth_gbs,
                             g.sm_clock_mhz);
   if (g.atomic_rate && at.present())
-    b.atomics = bound::atomics(at.ops_int, at.ops_float, at.effective_words, at.hot_updates, *g.atomic_rate,
-                               g.atomic_rate_f32 ? &*g.atomic_rate_f32 : nullptr);
+    b.atomics = bound::atomics(at.ops_int, at.ops_float, at.effective_words, at.effective_lines, at.hot_updates, *g.atomic_rate,
+                               g.atomic_rate_f32 ? &*g.atomic_rate_f32 : nullptr, g.atomic_rate_lines ? &*g.atomic_rate_lines : nullptr);
 }
 
 }  // namespace gpuperf

@@ -86,6 +86,7 @@ GPUPERF_FUNC KernelReport Predictor::predict(const GpuSpec& g, const PredictOpti
   rep.sms = g.sms;
   rep.atomic_updates = an.atomics.updates;
   rep.atomic_words = an.atomics.effective_words;
+  rep.atomic_lines = an.atomics.effective_lines;
   // Instructions, IPC, the roofline, stalls per PC and the uncertainty range.
   for (auto& p : an.pcs) { rep.warp_instructions += p.warp_exec; rep.thread_instructions += p.thread_exec; }
   rep.ipc = rep.cycles > 0 ? rep.warp_instructions / (rep.cycles * std::min<double>(g.sms, w.grid)) : 0;

@@ -145,7 +145,7 @@ struct KernelReport {
   Bottleneck under_launch = Bottleneck::latency;  // what launch hides (bottleneck == launch)
   bool grid_underfills = false;                   // latency-bound with fewer CTAs than SMs
   int sms = 0;                                    // of the GPU predicted on
-  double atomic_updates = 0, atomic_words = 0;    // of the atomics bound (grid-scaled)
+  double atomic_updates = 0, atomic_words = 0, atomic_lines = 0;  // of the atomics bound (grid-scaled)
   Bounds bounds;
   Occupancy occupancy;
   double grid_ctas = 0, ctas_per_sm = 0, waves = 0, tail_ctas = 0;

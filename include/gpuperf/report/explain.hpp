@@ -71,7 +71,8 @@ inline std::string bottleneck_detail(Bottleneck b, const KernelReport& k) {
     case Bottleneck::l2: return "L2 bandwidth";
     case Bottleneck::atomics:
       return "L2 atomic serialization (" + std::to_string(static_cast<long long>(k.atomic_updates)) + " updates over ~" +
-             std::to_string(static_cast<long long>(k.atomic_words)) + " words)";
+             std::to_string(static_cast<long long>(k.atomic_words)) + " words in ~" + std::to_string(static_cast<long long>(k.atomic_lines)) +
+             " lines)";
     case Bottleneck::functional_unit: return "busiest unit: " + k.bounds.busiest_unit;
     case Bottleneck::latency:
       if (k.grid_underfills)
