@@ -752,6 +752,35 @@ TEST_CASE("counts-only input: hit rates and DRAM traffic come from the profile's
   CHECK(carried.memory.dram_write_bytes == doctest::Approx((1 - 0.6 * keep) * sectors * 32));
 }
 
+TEST_CASE("counts-only input: global atomics are bound by the profile's busiest L2 slice at one slice's measured rate") {
+  // 4096 warps each reduce 32 lanes into a word 64 times; the profile counted 2.1 M ops on its
+  // busiest L2 slice (a per-CTA histogram's bins crowd few slices).
+  const double warps = 4096, reds = warps * 64;
+  ProfiledTraffic t;
+  t.present = true;
+  t.gpu = "NVIDIA H100 80GB HBM3";
+  t.l2_bytes = 50.0 * 1024 * 1024;
+  t.l2_atomic_ops_busiest_slice = 2.1e6;
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  REQUIRE(h100.atomic_rate_lines);
+  auto kernel = [&](const char* red, const ProfiledTraffic* traffic) {
+    auto k = counted_kernel("reduce", 128, static_cast<std::uint32_t>(warps / 4), 16, {{red, reds}, {"EXIT", warps}});
+    if (traffic) k->profiled_traffic = *traffic;
+    return k;
+  };
+  auto ints = Predictor(kernel("REDG.E.ADD.STRONG.GPU [R2.64], R4", &t)).predict(h100);
+  CHECK(ints.bounds.atomics == doctest::Approx(2.1e6 / h100.atomic_rate_lines->at(1)));
+  CHECK(ints.bottleneck == Bottleneck::atomics);
+  CHECK(ints.cycles >= ints.bounds.atomics);
+  // Float adds on a hot word go at the f32 rate (0.29 against 0.68 ops per cycle).
+  auto floats = Predictor(kernel("REDG.E.ADD.F32.FTZ.RN.STRONG.GPU [R2.64], R4", &t)).predict(h100);
+  CHECK(floats.bounds.atomics == doctest::Approx(ints.bounds.atomics * h100.atomic_rate->at(1) / h100.atomic_rate_f32->at(1)));
+  // Without the slice counter there is nothing to bound by: no addresses, no atomics bound.
+  ProfiledTraffic none = t;
+  none.l2_atomic_ops_busiest_slice = 0;
+  CHECK(Predictor(kernel("REDG.E.ADD.STRONG.GPU [R2.64], R4", &none)).predict(h100).bounds.atomics == 0);
+}
+
 TEST_CASE("warp queueing: mean value analysis of warps sharing one resource between latencies") {
   // One warp never queues: its latency plus its service.
   CHECK(closed_queue_round_cycles(1, 5, 10) == doctest::Approx(15));

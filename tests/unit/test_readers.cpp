@@ -440,6 +440,45 @@ TEST_CASE("ncu: a kernel launched twice keeps both identical source sections") {
   CHECK(drop_repeated_sections(read_ncu_source(d + "/ncu_source.csv.xz")).size() == 14);  // what the reader used to keep
 }
 
+// The raw page of ncu_launched_twice, plain, with the first launch's busiest-slice atomic and
+// reduction counters set to `atom` and `red`.
+static std::string raw_with_slice_counters(const std::string& atom, const std::string& red) {
+  namespace fs = std::filesystem;
+  LineReader lr(kFix + "/ncu_launched_twice/ncu_raw.csv.xz");
+  std::string_view line;
+  std::vector<std::string> f, header;
+  std::ostringstream out;
+  int row = 0;
+  while (lr.next(line)) {
+    csv::split(line, f, "raw", lr.line_number());
+    if (header.empty()) header = f;
+    if (row++ == 2)  // header, units, then the first launch
+      for (std::size_t i = 0; i < header.size(); ++i) {
+        if (header[i] == "lts__t_sectors_op_atom.max") f[i] = atom;
+        if (header[i] == "lts__t_sectors_op_red.max") f[i] = red;
+      }
+    for (std::size_t i = 0; i < f.size(); ++i) out << (i ? "," : "") << '"' << f[i] << '"';
+    out << "\n";
+  }
+  const fs::path file = fs::temp_directory_path() / "gpuperf_test_slice_raw.csv";
+  std::ofstream(file) << out.str();
+  return file.string();
+}
+
+TEST_CASE("ncu: the busiest L2 slice's atomic and reduction ops are read where the raw page has them, and checked") {
+  const std::string source = kFix + "/ncu_launched_twice/ncu_source.csv.xz";
+  const std::string raw = raw_with_slice_counters("7", "1,234");
+  Application app = load(std::vector<std::string>{source, raw});
+  REQUIRE(app.kernels.size() == 18);
+  REQUIRE(app.kernels[0].profiled_traffic.present);
+  CHECK(app.kernels[0].profiled_traffic.l2_atomic_ops_busiest_slice == 1241);
+  CHECK(app.kernels[1].profiled_traffic.l2_atomic_ops_busiest_slice == 0);
+  const std::string bad = raw_with_slice_counters("7", "-3");
+  CHECK_THROWS_WITH(load(std::vector<std::string>{source, bad}),
+                    doctest::Contains("column 'lts__t_sectors_op_red.max': expected a non-negative sector count, found '-3'"));
+  std::filesystem::remove(raw);
+}
+
 TEST_CASE("ncu base names agree across the pages' spellings of anonymous namespaces") {
   const std::string source = "void at::native::<unnamed>::cunn_SoftMaxForward<(int)4, float, float, float, "
                              "at::native::<unnamed>::LogSoftMaxForwardEpilogue>(T4 *, const T2 *, int)";

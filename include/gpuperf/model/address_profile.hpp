@@ -36,6 +36,11 @@ inline bool is_global_atomic(const StaticInstr& s) {
   return (s.mem_op == MemOp::atomic || s.mem_op == MemOp::reduction) &&
          (s.space == MemSpace::global || s.space == MemSpace::generic);
 }
+// A floating-point atomic (the L2 serves them on one word at the f32 rate).
+inline bool is_float_atomic(const StaticInstr& s) {
+  return s.opcode.find(".F32") != std::string::npos || s.opcode.find(".F16") != std::string::npos ||
+         s.opcode.find(".F64") != std::string::npos || s.opcode.find(".BF16") != std::string::npos;
+}
 
 // CTAs of a dynamic trace's warps from `first_warp` on, in trace order, each a list of its warps.
 inline std::vector<std::vector<std::uint32_t>> ctas_of(const Kernel& k, std::size_t first_warp = 0) {
@@ -190,8 +195,7 @@ class AddressProfiler {
         const auto& d = k.dyn[di];
         const auto& s = k.program[d.static_index];
         if (!is_global_atomic(s) || d.addr_count == 0) continue;
-        bool is_float = s.opcode.find(".F32") != std::string::npos || s.opcode.find(".F16") != std::string::npos ||
-                        s.opcode.find(".F64") != std::string::npos || s.opcode.find(".BF16") != std::string::npos;
+        const bool is_float = is_float_atomic(s);
         std::uint64_t words[64];
         unsigned n = std::min<unsigned>(d.addr_count, 64);
         k.lane_addresses(d, words);

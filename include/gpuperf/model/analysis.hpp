@@ -82,6 +82,20 @@ inline void static_counts(const Kernel& k, KernelAnalysis& a) {
   }
 }
 
+// Count-only inputs: the atomics' profile has no addresses; the profile's busiest L2 slice
+// (its ops counter) and the float share of the executed global atomics stand in for them.
+inline void profiled_atomics(const Kernel& k, KernelAnalysis& a) {
+  if (!k.profiled_traffic.present || !(k.profiled_traffic.l2_atomic_ops_busiest_slice > 0)) return;
+  double all = 0, floats = 0;
+  for (std::size_t i = 0; i < k.program.size(); ++i)
+    if (is_global_atomic(k.program[i])) {
+      all += a.pcs[i].warp_exec;
+      if (is_float_atomic(k.program[i])) floats += a.pcs[i].warp_exec;
+    }
+  a.atomics.busiest_slice_ops = k.profiled_traffic.l2_atomic_ops_busiest_slice;
+  a.atomics.float_share = all > 0 ? floats / all : 0;
+}
+
 // Count-only inputs: loads that share an address base register read neighbouring data
 // (stencils, unrolled loops); their union footprint bounds what reaches L2.
 inline void load_groups(const Kernel& k, KernelAnalysis& a) {

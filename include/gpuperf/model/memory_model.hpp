@@ -246,9 +246,12 @@ inline void add_memory_bounds(Bounds& b, const MemoryStats& ms, const AtomicProf
   b.dram = bound::bandwidth(ms.dram_read_bytes + ms.dram_write_bytes, dram_gbs, g.sm_clock_mhz);
   b.l2 = bound::l2_transfer(ms.l2_bytes, ms.global_store_sectors, ms.global_store_lines, g.l2_store_line_rate_fraction, g.l2_bandwidth_gbs,
                             g.sm_clock_mhz);
-  if (g.atomic_rate && at.present())
-    b.atomics = bound::atomics(at.ops_int, at.ops_float, at.effective_words, at.effective_lines, at.hot_updates, *g.atomic_rate,
-                               g.atomic_rate_f32 ? &*g.atomic_rate_f32 : nullptr, g.atomic_rate_lines ? &*g.atomic_rate_lines : nullptr);
+  if (g.atomic_rate && at.present()) {
+    const Curve* lines = g.atomic_rate_lines ? &*g.atomic_rate_lines : nullptr;
+    const Curve* f32 = g.atomic_rate_f32 ? &*g.atomic_rate_f32 : nullptr;
+    b.atomics = std::max(bound::atomics(at.ops_int, at.ops_float, at.effective_words, at.effective_lines, at.hot_updates, *g.atomic_rate, f32, lines),
+                         bound::atomics_busiest_slice(at.busiest_slice_ops, at.float_share, *g.atomic_rate, f32, lines));
+  }
 }
 
 }  // namespace gpuperf

@@ -87,6 +87,7 @@ GPUPERF_FUNC KernelReport Predictor::predict(const GpuSpec& g, const PredictOpti
   rep.atomic_updates = an.atomics.updates;
   rep.atomic_words = an.atomics.effective_words;
   rep.atomic_lines = an.atomics.effective_lines;
+  rep.atomic_busiest_slice_ops = an.atomics.busiest_slice_ops;
   // Instructions, IPC, the roofline, stalls per PC and the uncertainty range.
   for (auto& p : an.pcs) { rep.warp_instructions += p.warp_exec; rep.thread_instructions += p.thread_exec; }
   rep.ipc = rep.cycles > 0 ? rep.warp_instructions / (rep.cycles * std::min<double>(g.sms, w.grid)) : 0;

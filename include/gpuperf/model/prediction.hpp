@@ -146,6 +146,7 @@ struct KernelReport {
   bool grid_underfills = false;                   // latency-bound with fewer CTAs than SMs
   int sms = 0;                                    // of the GPU predicted on
   double atomic_updates = 0, atomic_words = 0, atomic_lines = 0;  // of the atomics bound (grid-scaled)
+  double atomic_busiest_slice_ops = 0;                            // counts-only inputs: the profile's busiest L2 slice
   Bounds bounds;
   Occupancy occupancy;
   double grid_ctas = 0, ctas_per_sm = 0, waves = 0, tail_ctas = 0;

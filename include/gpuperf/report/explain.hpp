@@ -70,6 +70,8 @@ inline std::string bottleneck_detail(Bottleneck b, const KernelReport& k) {
       return "DRAM bandwidth (" + std::to_string(int((k.memory.dram_read_bytes + k.memory.dram_write_bytes) / 1e6)) + " MB)";
     case Bottleneck::l2: return "L2 bandwidth";
     case Bottleneck::atomics:
+      if (k.atomic_updates == 0)
+        return "L2 atomic serialization (" + std::to_string(static_cast<long long>(k.atomic_busiest_slice_ops)) + " ops on the busiest L2 slice, profiled)";
       return "L2 atomic serialization (" + std::to_string(static_cast<long long>(k.atomic_updates)) + " updates over ~" +
              std::to_string(static_cast<long long>(k.atomic_words)) + " words in ~" + std::to_string(static_cast<long long>(k.atomic_lines)) +
              " lines)";

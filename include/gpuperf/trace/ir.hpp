@@ -126,6 +126,11 @@ struct ProfiledTraffic {
   double l1_store_sectors = 0;
   double l2_read_sectors = 0, l2_read_hit_sectors = 0;
   double l2_write_sectors = 0, l2_atomic_sectors = 0;    // atomics and reductions
+  // Atomic and reduction ops of the L2 slice that took the most (ncu's per-slice maximum; 0
+  // where the profile lacks the columns). Ncu's sum over slices counts an op once more where a
+  // second slice forwards it (a one-word reduction: 24592 summed, 16384 on its slice), so the
+  // busiest slice, not the sum, is what an atomic unit served.
+  double l2_atomic_ops_busiest_slice = 0;
   double dram_read_bytes = 0, dram_write_bytes = 0;
 };
 

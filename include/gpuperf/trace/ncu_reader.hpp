@@ -266,6 +266,16 @@ inline ProfiledTraffic read_traffic(const std::vector<std::string>& header, cons
                                               ", found '" + f[i] + "'" + (units[i].empty() ? "" : " " + units[i]));
     *fd.to = v;
   }
+  // The busiest slice's atomics and reductions, where the profile has them (older sets lack them).
+  for (const char* name : {"lts__t_sectors_op_atom.max", "lts__t_sectors_op_red.max"}) {
+    auto it = col.find(name);
+    if (it == col.end() || csv::blank(f[static_cast<std::size_t>(it->second)])) continue;
+    const auto i = static_cast<std::size_t>(it->second);
+    const double v = csv::number(f[i]);
+    if (!std::isfinite(v) || v < 0 || v > 1e18)
+      throw ParseError(path, line, starts[i], "column '" + header[i] + "': expected a non-negative sector count, found '" + f[i] + "'");
+    t.l2_atomic_ops_busiest_slice += v;
+  }
   // Hits may exceed lookups by a little: Nsight Compute counts them in different replay passes
   // (55805 hits of 55520 L2 read lookups in a real CUTLASS profile). The model clamps the rates.
   if (t.l2_bytes <= 0) {
