@@ -184,6 +184,35 @@ TEST_CASE("a scattered request costs a wavefront per line, not per four sectors 
   CHECK(r.bounds.l1 == doctest::Approx(wavefronts / g.arch_table().mem("l1_wavefronts_per_cycle")).epsilon(0.01));
 }
 
+// Found on the train part (Rodinia kmeansPoint): a load whose lanes are all predicated off
+// every time (the tracer's mask is 0, no addresses) made the whole trace's hit rates "assumed"
+// and cost a DRAM-latency wait, though it touches no memory.
+TEST_CASE("a traced load with no active lane accesses nothing, and the trace's hit rates stay its own") {
+  namespace fs = std::filesystem;
+  std::string t = scattered_trace(4);
+  const std::string exit_line = "fff0 ffffffff 0 EXIT 0 0 0\n";
+  std::string dead;
+  for (int r = 0; r < 4; ++r) dead += "0040 00000000 1 R9 LDG.E 1 R2 0 0\n";
+  t.replace(t.find(exit_line), exit_line.size(), dead + exit_line);
+  t.replace(t.find("insts = 13"), 10, "insts = 17");
+  const fs::path f = fs::temp_directory_path() / "gpuperf_test_dead_load.traceg";
+  { std::ofstream(f) << t; }
+  Application app = load(f.string());
+  fs::remove(f);
+  REQUIRE(app.kernels.size() == 1);
+  auto kp = std::make_shared<const Kernel>(app.kernels[0]);
+  const KernelAnalysis an = analyze(kp);
+  for (std::size_t i = 0; i < kp->program.size(); ++i)
+    if (kp->program[i].pc == 0x40) {
+      CHECK(an.pcs[i].warp_exec == 4);
+      CHECK(an.pcs[i].requests == 0);
+      CHECK(an.pcs[i].sectors == 0);
+    }
+  auto r = Predictor(kp).predict(GpuSpec::from_catalog(shipped_tables(), "h100"));
+  CHECK_FALSE(r.memory.hit_rates_assumed);
+  CHECK(r.memory.global_load_requests == 4);  // the load over 32 lines alone
+}
+
 TEST_CASE("counts-only input: ncu's L1 tag requests are the lines a global request touches") {
   auto k = std::make_shared<Kernel>();
   k->format = SourceFormat::ncu_csv;

@@ -57,7 +57,10 @@ inline void static_counts(const Kernel& k, KernelAnalysis& a) {
       p.warp_exec = a.total_warps;
       p.thread_exec = a.total_warps * 32;
     }
-    if (s.space != MemSpace::none && s.space != MemSpace::constant) {
+    // A traced memory instruction whose every execution had no active lane (all predicated
+    // off: the tracer's mask is 0) accesses nothing.
+    const bool no_lanes = a.dynamic && s.counts_known && s.warp_executed > 0 && s.thread_executed == 0;
+    if (s.space != MemSpace::none && s.space != MemSpace::constant && !no_lanes) {
       p.requests = p.warp_exec;
       if (!a.dynamic) {
         if (s.global_sectors) p.sectors = static_cast<double>(s.global_sectors);
