@@ -494,11 +494,14 @@ TEST_CASE("global atomics: counters one line apart spread over the L2's slices; 
   CHECK(spread.atomic_lines == doctest::Approx(8));
   CHECK(spread.bounds.atomics == doctest::Approx(25600 / g.atomic_rate_lines->at(8)));
   CHECK(spread.bounds.atomics < 0.6 * 25600 / g.atomic_rate->at(8));  // the rate over 8 consecutive words: 1 line
-  // The same 8 counters side by side: one sector of one line, the rate of one line.
+  // The same 8 counters side by side: one sector of one line, the rate measured over 8
+  // consecutive words (above one line's single-word rate).
   const auto packed = bound_of(4);
   CHECK(packed.atomic_words == doctest::Approx(8));
   CHECK(packed.atomic_lines == doctest::Approx(1));
-  CHECK(packed.bounds.atomics == doctest::Approx(25600 / g.atomic_rate_lines->at(1)));
+  CHECK(g.atomic_rate->at(8) > g.atomic_rate_lines->at(1));
+  CHECK(packed.bounds.atomics == doctest::Approx(25600 / g.atomic_rate->at(8)));
+  CHECK(packed.bounds.atomics > 1.7 * spread.bounds.atomics);
   CHECK(packed.bottleneck == Bottleneck::atomics);
 }
 

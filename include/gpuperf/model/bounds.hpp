@@ -25,14 +25,15 @@ inline double mio(double wavefronts_per_sm, double rate) { return rate > 0 ? wav
 // Global atomics through the L2's atomic units, in cycles, never faster than the hottest word's
 // serial updates. The ops spread over the L2's slices by the lines they update: at the rate
 // measured over as many lines, one word in each (`rate_lines`; 256 words in 256 lines go 17x
-// faster than 256 consecutive words in 8, and the lines curve gives the consecutive-words one
-// too), float ops at the f32 / u32 ratio measured over as many words. Without a lines curve:
-// the rate measured over as many consecutive words.
+// faster than 256 consecutive words in 8), or over as many consecutive words where that
+// measurement is faster (words sharing a line's sectors; the two curves agree within 10 % on
+// consecutive words), float ops at the f32 / u32 ratio measured over as many words. Without a
+// lines curve: the rate measured over as many consecutive words.
 inline double atomics(double ops_int, double ops_float, double effective_words, double effective_lines, double hot_updates,
                       const Curve& rate_int, const Curve* rate_float, const Curve* rate_lines) {
   const Curve& rf = rate_float ? *rate_float : rate_int;
   const double k = std::max(1.0, effective_words);
-  const double int_rate = rate_lines ? rate_lines->at(std::max(1.0, effective_lines)) : rate_int.at(k);
+  const double int_rate = std::max(rate_int.at(k), rate_lines ? rate_lines->at(std::max(1.0, effective_lines)) : 0.0);
   const double float_rate = int_rate * rf.at(k) / rate_int.at(k);
   const double spread = ops_int / int_rate + ops_float / float_rate;
   const double hot_rate = ops_float > ops_int ? rf.at(1) : rate_int.at(1);
