@@ -1099,7 +1099,7 @@ int main(int argc, char** argv) {
     for (unsigned t = 0; t < threads; ++t) h[t] = t * 2654435761u + 12345u;
     CK(cudaMemcpy(seeds, h.data(), 4ull * threads, cudaMemcpyHostToDevice));
     for (int warp_word = 0; warp_word < 2; ++warp_word)
-      for (unsigned k : {1u, 8u, 32u, 256u, 4096u, 65536u}) {
+      for (unsigned k : {1u, 8u, 32u, 64u, 128u, 256u, 512u, 1024u, 4096u, 65536u}) {
         CK(cudaMemset(bins, 0, 4ull * stride * k));
         int per_thread = k <= 8 ? 2 : k <= 256 ? 16 : 64;
         auto launch = [&](int n) { atomic_rate_lines<<<sms * 8, 256>>>(bins, seeds, k, stride, n, warp_word); };

@@ -398,7 +398,7 @@ def to_table(results, meta, arch):
     # One word in each of k lines: every lane update is its own pass, so passes per cycle are
     # updates per cycle. Random lanes and one word per warp measured alike (same-word lanes are
     # serial passes); the curve is the random lanes'.
-    lines = [1, 8, 32, 256, 4096, 65536]
+    lines = [1, 8, 32, 64, 128, 256, 512, 1024, 4096, 65536]
     curve("global_atomic_ops_per_cycle_vs_lines", [f"atomic_rate.global_u32_lanes_lines{k}" for k in lines], lines, lambda k, v: v / clock_ghz,
           note=f"RED.ADD (u32) from a full grid over k words one 128 B line apart, at random; L2 atomic ops (sector passes) "
                f"per cycle of the {meta['device']['max_clock_mhz']} MHz SM clock")
