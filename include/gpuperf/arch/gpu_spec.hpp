@@ -70,7 +70,8 @@ struct GpuSpec {
   std::optional<Curve> cta_dispatch_interval;
   // The other measured curves every prediction reads, resolved here the same way: DRAM latency
   // over resident warps per SM (its rise with load), and the L2's global atomic rate over the
-  // distinct addresses updated (integer; f32 where measured apart).
+  // consecutive words updated (integer; f32 where measured apart) and over the lines updated,
+  // one word in each.
   std::optional<Curve> dram_latency_vs_warps, atomic_rate, atomic_rate_f32, atomic_rate_lines;
   // L2 takes at most this fraction of its read rate in sectors (l2_bandwidth_gbs) as store
   // line-writes, whatever part of a line each writes (the arch table's measurement, resolved once
