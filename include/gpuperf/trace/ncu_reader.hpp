@@ -257,24 +257,20 @@ inline ProfiledTraffic read_traffic(const std::vector<std::string>& header, cons
     auto it = col.find(fd.name);
     if (it == col.end() || csv::blank(f[static_cast<std::size_t>(it->second)])) return {};
   }
-  for (const Field& fd : fields) {
-    auto i = static_cast<std::size_t>(col.at(fd.name));
-    double scale = fd.bytes ? unit_scale_bytes(units[i]) : 1.0;
-    double v = csv::number(f[i]) * scale;
+  // Column i's value, checked: a sector count or a size in bytes.
+  auto checked = [&](std::size_t i, bool bytes) {
+    const double v = csv::number(f[i]) * (bytes ? unit_scale_bytes(units[i]) : 1.0);
     if (!std::isfinite(v) || v < 0 || v > 1e18)
-      throw ParseError(path, line, starts[i], "column '" + header[i] + "': expected a non-negative " + (fd.bytes ? "size in a known unit" : "sector count") +
+      throw ParseError(path, line, starts[i], "column '" + header[i] + "': expected a non-negative " + (bytes ? "size in a known unit" : "sector count") +
                                               ", found '" + f[i] + "'" + (units[i].empty() ? "" : " " + units[i]));
-    *fd.to = v;
-  }
+    return v;
+  };
+  for (const Field& fd : fields) *fd.to = checked(static_cast<std::size_t>(col.at(fd.name)), fd.bytes);
   // The busiest slice's atomics and reductions, where the profile has them (older sets lack them).
   for (const char* name : {"lts__t_sectors_op_atom.max", "lts__t_sectors_op_red.max"}) {
     auto it = col.find(name);
     if (it == col.end() || csv::blank(f[static_cast<std::size_t>(it->second)])) continue;
-    const auto i = static_cast<std::size_t>(it->second);
-    const double v = csv::number(f[i]);
-    if (!std::isfinite(v) || v < 0 || v > 1e18)
-      throw ParseError(path, line, starts[i], "column '" + header[i] + "': expected a non-negative sector count, found '" + f[i] + "'");
-    t.l2_atomic_ops_busiest_slice += v;
+    t.l2_atomic_ops_busiest_slice += checked(static_cast<std::size_t>(it->second), false);
   }
   // Hits may exceed lookups by a little: Nsight Compute counts them in different replay passes
   // (55805 hits of 55520 L2 read lookups in a real CUTLASS profile). The model clamps the rates.
