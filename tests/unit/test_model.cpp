@@ -461,10 +461,10 @@ TEST_CASE("L2 atomic passes: distinct words of a sector share a pass, same-word 
 }
 
 // `ctas` CTAs of one warp; each warp updates its own word `reps` times with all 32 lanes (a
-// per-CTA counter), the words `stride` bytes apart.
-static std::string per_cta_counter_trace(int ctas, int reps, unsigned stride) {
+// per-CTA counter), the words `stride` bytes apart. A `grid` above `ctas` makes it a sampled trace.
+static std::string per_cta_counter_trace(int ctas, int reps, unsigned stride, int grid = 0) {
   std::ostringstream t;
-  t << "-kernel name = counters\n-kernel id = 1\n-grid dim = (" << ctas
+  t << "-kernel name = counters\n-kernel id = 1\n-grid dim = (" << std::max(ctas, grid)
     << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n";
   for (int c = 0; c < ctas; ++c) {
     t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = " << reps + 1 << "\n";
@@ -503,6 +503,26 @@ TEST_CASE("global atomics: counters one line apart spread over the L2's slices; 
   CHECK(packed.bounds.atomics == doctest::Approx(25600 / g.atomic_rate->at(8)));
   CHECK(packed.bounds.atomics > 1.7 * spread.bounds.atomics);
   CHECK(packed.bottleneck == Bottleneck::atomics);
+}
+
+TEST_CASE("global atomics, sampled trace: the grid's per-CTA counters fill the lines their address extent holds") {
+  // 16 traced CTAs of 1,056, counters side by side: the traced 16 share one line (64 B); the
+  // grid's 1,056 words fill 4,224 B, 33 lines, not the 66 that 1 line x 66 would give.
+  namespace fs = std::filesystem;
+  auto g = GpuSpec::from_catalog(tables(), "h100");
+  const fs::path f = fs::temp_directory_path() / "gpuperf_test_sampled_counters.traceg";
+  { std::ofstream(f) << per_cta_counter_trace(16, 10, 4, 1056); }
+  Session s(load(f.string()));
+  fs::remove(f);
+  const auto k = s.predict(g).kernels.at(0);
+  CHECK(k.atomic_words == doctest::Approx(1056));
+  CHECK(k.atomic_lines == doctest::Approx(33));
+  // Counters 4 KB apart keep a line each: the extent does not bind.
+  const fs::path f2 = fs::temp_directory_path() / "gpuperf_test_sampled_counters_apart.traceg";
+  { std::ofstream(f2) << per_cta_counter_trace(16, 10, 4096, 1056); }
+  Session s2(load(f2.string()));
+  fs::remove(f2);
+  CHECK(s2.predict(g).kernels.at(0).atomic_lines == doctest::Approx(1056));
 }
 
 TEST_CASE("stores are written back: y = a*x + y moves as many DRAM bytes as c = a + b (H100 traces)") {

@@ -203,6 +203,8 @@ class AddressProfiler {
           words[l] >>= 2;
           word_updates_[words[l]] += 1;
           words_here.insert(words[l]);
+          lowest_word_ = std::min(lowest_word_, words[l]);
+          highest_word_ = std::max(highest_word_, words[l]);
         }
         (is_float ? atomic_floats_ : atomic_ints_) +=
             atomic_sector_passes(words, n, [&](std::uint64_t line, unsigned passes) { line_passes_[line] += passes; });
@@ -229,7 +231,12 @@ class AddressProfiler {
     a.atomics.ops_float = atomic_floats_ * a.scale;
     a.atomics.updates = atomic_updates_ * a.scale;
     a.atomics.effective_words = atomic_updates_ * atomic_updates_ / sum_sq * grow;
-    a.atomics.effective_lines = line_sum * line_sum / line_sum_sq * grow;
+    // The grid's lines grow with it, but no further than the traced words' address extent,
+    // grown alike, can hold: 16 traced per-CTA counters side by side share one line, and the
+    // grid's 1,056 fill 33 lines, not 66.
+    const double traced_lines = line_sum * line_sum / line_sum_sq;
+    const double extent_lines = static_cast<double>(highest_word_ - lowest_word_ + 1) * 4 * grow / 128;
+    a.atomics.effective_lines = std::min(traced_lines * grow, std::max(traced_lines, extent_lines));
     a.atomics.hot_updates = hot * a.scale / grow;
   }
 
@@ -267,6 +274,7 @@ class AddressProfiler {
   std::unordered_set<std::uint64_t> written_;  // sectors stored to so far (L2 profile)
   std::unordered_map<std::uint64_t, double> word_updates_, line_passes_;
   double per_cta_distinct_ = 0, atomic_ints_ = 0, atomic_floats_ = 0, atomic_updates_ = 0;
+  std::uint64_t lowest_word_ = UINT64_MAX, highest_word_ = 0;  // the traced atomics' address extent, in words
   std::size_t ctas_with_atomics_ = 0;
   bool saw_addresses_ = false;
 };
