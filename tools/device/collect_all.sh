@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: build the tracer, the corpus and the calibration, then calibrate and
 # collect the devsample and corpus datasets for this GPU. Results go to $1 (default ./gpuperf-out).
-#   NVBIT_PATH=third_party/nvbit tools/device/collect_all.sh OUTDIR [calibrate|devsample|corpus|atomics ...]
+#   NVBIT_PATH=third_party/nvbit tools/device/collect_all.sh OUTDIR [calibrate|devsample|corpus|atomics|latency ...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=$(mkdir -p "${1:-gpuperf-out}" && cd "${1:-gpuperf-out}" && pwd)
@@ -17,6 +17,7 @@ ARCH=$ARCH tools/tracer/build.sh "$BUILD" >/dev/null
 nvcc -O3 -arch=$ARCH -o "$BUILD/dk" bench/corpus/devkernels.cu
 nvcc -O3 -arch=$ARCH -o "$BUILD/corpus" bench/corpus/corpus_kernels.cu
 nvcc -O3 -arch=$ARCH -o "$BUILD/atomics" bench/corpus/atomic_kernels.cu
+nvcc -O3 -arch=$ARCH -o "$BUILD/latency" bench/corpus/latency_kernels.cu
 for step in $STEPS; do
   case $step in
     calibrate) python3 calibrate/run_calibration.py --out "$OUT/calibrate" --arch "$ARCH" 2>&1 | tee "$OUT/calibrate.log" ;;
@@ -29,6 +30,9 @@ for step in $STEPS; do
     atomics)
       python3 tools/collect --out "$OUT/$GPU/atomics" --tracer "$BUILD/gpuperf_tracer.so" --ctas first:16 \
         --binary "$BUILD/atomics" --time-cmd "$BUILD/atomics 50" -- "$BUILD/atomics" 0 2>&1 | tail -5 ;;
+    latency)
+      python3 tools/collect --out "$OUT/$GPU/latency" --tracer "$BUILD/gpuperf_tracer.so" --ctas first:16 \
+        --binary "$BUILD/latency" --time-cmd "$BUILD/latency 50" -- "$BUILD/latency" 0 2>&1 | tail -5 ;;
   esac
 done
 du -sh "$OUT"/* || true
