@@ -243,6 +243,13 @@ class AddressProfiler {
   // The reuse profile of `warps` interleaved (L1: one CTA's; L2: the window's, whose stores'
   // first writes are counted too).
   void profile(const Kernel& k, const std::vector<std::uint32_t>& warps, ReuseProfiler& rp, bool l1, std::uint64_t first) {
+    // L1: which of the CTA's warps (bit: warp - the CTA's lowest warp) have touched each sector.
+    // A sibling's fetch is in flight for a warp only where the warp has not used the sector
+    // itself: a warp's own earlier load had arrived before it went on (bench/corpus
+    // latency_kernels.cu: 16 warps walking one array in step take as long per step as one warp
+    // alone, 4 steps per 32 B sector, one of them a miss).
+    LastUseMap touched;
+    const std::uint32_t lowest = l1 && !warps.empty() ? *std::min_element(warps.begin(), warps.end()) : 0;
     interleave(k, warps, [&](std::uint32_t warp, std::uint64_t di) {
       const auto& d = k.dyn[di];
       const auto& s = k.program[d.static_index];
@@ -258,7 +265,13 @@ class AddressProfiler {
         std::int64_t dist = l1 ? rp.access(secs[j], warp, previous_warp) : rp.access(secs[j]);
         if (dist < 0) (l1 ? p.l1_cold : p.l2_cold)++;
         else (l1 ? p.l1_hist : p.l2_hist)[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
-        if (dist >= 0 && previous_warp != warp) p.l1_sibling_hist[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
+        if (l1) {
+          const std::uint64_t bit = warp - lowest < 63 ? std::uint64_t(1) << (warp - lowest) : 0;
+          std::uint64_t& seen = touched.slot(secs[j]);
+          const bool own_before = (seen & bit) != 0;
+          seen |= bit | (std::uint64_t(1) << 63);  // never 0: the map's empty mark
+          if (dist >= 0 && previous_warp != warp && !own_before) p.l1_sibling_hist[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
+        }
         if (store && written_.insert(secs[j]).second) ++p.l2_first_writes;
       }
     });
