@@ -1110,6 +1110,18 @@ int main(int argc, char** argv) {
         snprintf(b, sizeof b, "atomic_rate.global_u32_%s_lines%u", warp_word ? "warp_word" : "lanes", k);
         emit(b, double(threads) * per_thread / (ms * 1e6), "updates/ns", "atomic_rate_lines");
       }
+    // The same kernel over k consecutive words (stride 1: atomic_rate<unsigned>'s pattern, same
+    // seeds), filling the consecutive-words curve between its 256- and 4,096-word points.
+    for (unsigned k : {512u, 1024u, 2048u}) {
+      CK(cudaMemset(bins, 0, 4ull * k));
+      auto launch = [&](int n) { atomic_rate_lines<<<sms * 8, 256>>>(bins, seeds, k, 1, n, 0); };
+      launch(1);
+      CK(cudaGetLastError());
+      float ms = elapsed_ms([&] { launch(64); });
+      char b[80];
+      snprintf(b, sizeof b, "atomic_rate.global_u32_words%u", k);
+      emit(b, double(threads) * 64 / (ms * 1e6), "updates/ns", "atomic_rate_lines");
+    }
     CK(cudaFree(bins));
     CK(cudaFree(seeds));
   }

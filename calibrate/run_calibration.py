@@ -391,8 +391,13 @@ def to_table(results, meta, arch):
     curve("shared_atomic_latency_vs_contention", [f"latency.shared_atomic_{n}" for n in cont], cont, note="dependent ATOMS chain, n lanes on one word")
     curve("global_atomic_latency_vs_contention", [f"latency.global_atomic_{n}" for n in cont], cont, note="dependent ATOMG chain, n lanes on one word")
     ks = [1, 8, 32, 256, 4096, 65536, 1 << 20]
+    # The u32 curve also takes the atomic_lines group's points at 512-2,048 consecutive words
+    # (the same pattern and seeds, stride 1).
+    ks_u32 = sorted(ks + [512, 1024, 2048])
     for t, name in (("u32", "global_atomic_ops_per_cycle_vs_addresses"), ("f32", "global_atomic_f32_ops_per_cycle_vs_addresses")):
-        curve(name, [f"atomic_rate.global_{t}_k{k}" for k in ks], ks, lambda k, v: v / clock_ghz * atomic_ops_per_update(k),
+        xs = ks_u32 if t == "u32" else ks
+        benches = [f"atomic_rate.global_{t}_k{k}" if k in ks else f"atomic_rate.global_{t}_words{k}" for k in xs]
+        curve(name, benches, xs, lambda k, v: v / clock_ghz * atomic_ops_per_update(k),
               note=f"RED.ADD ({t}) from a full grid over k consecutive words at random; L2 atomic ops (sector passes) "
                    f"per cycle of the {meta['device']['max_clock_mhz']} MHz SM clock")
     # One word in each of k lines: every lane update is its own pass, so passes per cycle are
