@@ -84,6 +84,32 @@ TEST_CASE("instruction text: predicates, registers, memory operands") {
   CHECK(sass::reg_kind(r) == sass::RegKind::uniform);
 }
 
+TEST_CASE("instruction text: an integer add's carry-out predicate is a destination, its carry-in a source") {
+  // The carry-out was read as a source: IADD3 then waited on the FSETP that last wrote P2.
+  auto names = [](const std::vector<std::uint16_t>& v) {
+    std::vector<std::string> n;
+    for (auto r : v) n.push_back(sass::reg_name(r));
+    return n;
+  };
+  auto add = sass::parse_instruction_text("IADD3 R6, P2, R6, 0xa0, RZ");
+  CHECK(names(add.dst) == std::vector<std::string>{"R6", "P2"});
+  CHECK(names(add.src) == std::vector<std::string>{"R6"});
+  auto two = sass::parse_instruction_text("IADD3 R8, P0, P1, R2, R4, RZ");
+  CHECK(names(two.dst) == std::vector<std::string>{"R8", "P0", "P1"});
+  auto lea = sass::parse_instruction_text("LEA R10, P0, R8, UR6, 0x3");
+  CHECK(names(lea.dst) == std::vector<std::string>{"R10", "P0"});
+  auto placeholder = sass::parse_instruction_text("IADD3 R6, PT, R6, 0x1, RZ");
+  CHECK(names(placeholder.dst) == std::vector<std::string>{"R6"});
+  CHECK(names(placeholder.src) == std::vector<std::string>{"R6"});
+  auto carry_in = sass::parse_instruction_text("IADD3.X R7, RZ, R7, RZ, P2, !PT");
+  CHECK(names(carry_in.dst) == std::vector<std::string>{"R7"});
+  CHECK(names(carry_in.src) == std::vector<std::string>{"R7", "P2"});
+  auto hi = sass::parse_instruction_text("LEA.HI.X R11, R8, UR7, R9, 0x3, P0");
+  CHECK(names(hi.dst) == std::vector<std::string>{"R11"});
+  auto fsetp = sass::parse_instruction_text("FSETP.GEU.AND P1, PT, |R23|, 1.1e-38, PT");
+  CHECK(names(fsetp.dst) == std::vector<std::string>{"P1"});
+}
+
 TEST_CASE("opcode tokenising is exact, not substring matching") {
   auto t = sass::tokenize_opcode("MEMBAR.SC.GPU");
   CHECK(t.base == "MEMBAR");

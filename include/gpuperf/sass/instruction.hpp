@@ -211,6 +211,11 @@ inline ParsedInstruction parse_instruction_text(std::string_view text) {
   }
   if (start < ops.size()) operands.push_back(detail::trim(ops.substr(start)));
   int seen_dst = 0;
+  // Integer adds and LEA write their carry-out predicates right after the destination
+  // (IADD3 R6, P2, R6, 0xa0, RZ); a carry-in comes later among the sources (IADD3.X ..., P2, !PT).
+  const bool carry_out_op = tok.base == "IADD3" || tok.base == "UIADD3" || tok.base == "LEA" || tok.base == "ULEA" ||
+                            tok.base == "IADD" || tok.base == "IMAD" || tok.base == "UIMAD";
+  bool carry_outs_next = false;
   for (std::size_t oi = 0; oi < operands.size(); ++oi) {
     std::string_view o = operands[oi];
     if (o.empty()) continue;
@@ -255,7 +260,17 @@ inline ParsedInstruction parse_instruction_text(std::string_view text) {
         int span = register_span_for(tok, true);
         for (int k = 0; k < span; ++k) p.dst.push_back(make_reg(reg_kind(r), reg_index(r) + k));
       }
+      carry_outs_next = carry_out_op && seen_dst == ndst;
       continue;
+    }
+    if (carry_outs_next) {
+      const bool predicate = (is_reg && (reg_kind(r) == RegKind::pred || reg_kind(r) == RegKind::upred)) ||
+                             (zero && (o.front() == 'P' || (o.size() > 1 && o[0] == 'U' && o[1] == 'P')));
+      if (predicate) {
+        if (is_reg) p.dst.push_back(r);
+        continue;
+      }
+      carry_outs_next = false;
     }
     seen_dst = ndst;  // a non-register first operand ends the destination list
     if (is_reg) {
