@@ -946,6 +946,85 @@ TEST_CASE("counts-only input with profiled rates: a load spread over 8 lines wai
   CHECK(r.memory.avg_load_latency == doctest::Approx(h1 * h100.l1_hit_latency + (1 - h1) * (h2 * h100.l2_hit_latency + (1 - h2) * dram)));
 }
 
+// Rodinia find_index's SASS (sm_90): a search loop whose load address every thread of the CTA
+// shares, loads through the thread index before and after it.
+static std::shared_ptr<Kernel> search_loop_kernel(std::uint32_t block_x, double loop_count) {
+  const double w = 16;
+  return counted_kernel("find_index", block_x, 20, 24,
+                        {{"S2R R0, SR_CTAID.X", w},                          // 0x000
+                         {"S2R R3, SR_TID.X", w},                            // 0x010
+                         {"IMAD R0, R0, UR4, R3", w},                        // 0x020
+                         {"LDC.64 R8, c[0x0][0x208]", w},                    // 0x030
+                         {"LDC.64 R2, c[0x0][0x228]", w},                    // 0x040
+                         {"R2UR UR6, R8", w},                                // 0x050
+                         {"LDC.64 R6, c[0x0][0x220]", w},                    // 0x060
+                         {"IMAD.WIDE R2, R0, 0x8, R2", w},                   // 0x070
+                         {"LDG.E.64 R2, desc[UR6][R2.64]", w},               // 0x080: u[i]
+                         {"IMAD.MOV.U32 R11, RZ, RZ, RZ", w},                // 0x090
+                         {"IMAD.WIDE R4, R11, 0x8, R6", loop_count},         // 0x0a0: loop head
+                         {"LDG.E.64 R4, desc[UR6][R4.64]", loop_count},      // 0x0b0: CDF[x]
+                         {"DSETP.GE.AND P0, PT, R4, R2, PT", loop_count},    // 0x0c0
+                         {"@P0 BRA 0x110", loop_count, 0x110},               // 0x0d0
+                         {"VIADD R11, R11, 0x1", loop_count},                // 0x0e0
+                         {"ISETP.GE.AND P0, PT, R11, UR5, PT", loop_count},  // 0x0f0
+                         {"@!P0 BRA 0xa0", loop_count, 0xa0},                // 0x100
+                         {"IMAD.WIDE R2, R11, 0x8, R6", w},                  // 0x110: after the loop
+                         {"LDG.E.64 R2, desc[UR6][R2.64]", w},               // 0x120: arrayX[index]
+                         {"EXIT", w}});
+}
+
+TEST_CASE("count inputs: a load whose address no thread index or loaded value reaches is CTA-uniform") {
+  auto k = search_loop_kernel(512, 16 * 5000);
+  const KernelAnalysis a = analyze(k);
+  auto uniform_at = [&](std::uint64_t pc) {
+    for (std::size_t i = 0; i < k->program.size(); ++i)
+      if (k->program[i].pc == pc) return a.pcs[i].cta_uniform_address;
+    FAIL("no such PC");
+    return false;
+  };
+  CHECK_FALSE(uniform_at(0x080));  // u[i]: through the thread index
+  CHECK(uniform_at(0x0b0));        // CDF[x]: R4 from the loop counter (R4 is reused for the loaded value)
+  CHECK_FALSE(uniform_at(0x120));  // index after a loop that lanes leave at different iterations
+}
+
+TEST_CASE("count inputs: the CTA's warps walking a shared address in step wait on each other's misses") {
+  // bench/corpus latency_kernels.cu: 16 warps walking one array take as long per step as one.
+  // With a 98 % L1 hit rate (a miss per 64 sector uses: 16 warps x 4 steps of 8 B), each miss
+  // is found in flight by the 15 other warps' first touches: 15 x 2 % of the loads wait for it
+  // like the miss, not an L1 hit.
+  ProfiledTraffic t;
+  t.present = true;
+  t.gpu = "NVIDIA H100 80GB HBM3";
+  t.l2_bytes = 50.0 * 1024 * 1024;
+  t.l1_load_sectors = 6400;
+  t.l1_load_hit_sectors = 6300;
+  t.l2_read_sectors = 100;
+  t.l2_read_hit_sectors = 50;
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  auto latency_of = [&](std::uint32_t block_x, bool one_lane = false) {
+    auto k = search_loop_kernel(block_x, 16 * 5000);
+    k->profiled_traffic = t;
+    for (auto& s : k->program) {
+      if (s.space == MemSpace::global) s.global_sectors = s.warp_executed;  // one sector per request
+      if (one_lane && s.pc >= 0x0a0 && s.pc <= 0x100) s.thread_executed = s.warp_executed;
+    }
+    PredictOptions o;
+    o.per_pc = true;
+    const KernelReport r = Predictor(k).predict(h100, o);
+    for (const auto& row : r.per_pc)
+      if (row.pc == 0x0b0) return row.latency;
+    return 0.0;
+  };
+  const double h1 = 6300.0 / 6400, in_flight = 15 * (1 - h1);
+  const double dram = loaded_dram_latency(h100, 64);
+  const double miss = 0.5 * h100.l2_hit_latency + 0.5 * dram;
+  CHECK(latency_of(512) == doctest::Approx((h1 - in_flight) * h100.l1_hit_latency + (in_flight + 1 - h1) * miss));
+  // One warp per CTA: no sibling to wait on; nor for a loop one thread runs (a serial loop in
+  // thread 0, as particlefilter's cdfCalc).
+  CHECK(latency_of(32) < 0.5 * latency_of(512));
+  CHECK(latency_of(512, true) == doctest::Approx(h1 * h100.l1_hit_latency + (1 - h1) * miss));
+}
+
 TEST_CASE("the spec holds its own copies of the measured curves a prediction reads") {
   auto h100 = GpuSpec::from_catalog(tables(), "h100");
   const ArchTable& a = h100.arch_table();

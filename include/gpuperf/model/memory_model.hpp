@@ -72,6 +72,15 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     m.h2 = is_atomic ? warm_fraction
            : is_store ? 1 - prof.store_writeback * (1 - warm_fraction)
                       : prof.l2_read_hit + (1 - prof.l2_read_hit) * warm_fraction;
+    // A load whose address all the CTA's threads share: the warps walk its sectors in step,
+    // so each sector the CTA misses on is found in flight by the other warps' first touches
+    // (warps - 1 of them per miss), which wait for the fill like the miss (bench/corpus
+    // latency_kernels.cu: 16 warps walking one array take as long per step as one warp). The
+    // counts must agree: one address per request is one sector, and more than one lane per
+    // execution (a load run by a single thread, a serial loop in thread 0, has no siblings).
+    if (p.cta_uniform_address && !is_store && !is_atomic && o.warps_per_block > 1 && p.requests > 0 && p.sectors <= p.requests * 1.001 &&
+        p.thread_exec >= 2 * p.warp_exec)
+      m.h1_in_flight = std::min(m.h1, (o.warps_per_block - 1) * (1 - m.h1));
   } else {
     assumed = true;
     if (is_store || is_atomic) { m.h1 = 0; m.h2 = warm_fraction; }
