@@ -171,7 +171,7 @@ inline void cta_uniform_addresses(const Kernel& k, KernelAnalysis& a) {
     for (std::uint32_t q = head; q <= back; ++q) {
       const auto& s = k.program[a.order[q]];
       const int g = guard_of(s);
-      if (g >= 0 && s.branch_target && g != 0 /* a predicate register */) {
+      if (g >= 0 && s.branch_target) {
         auto it = defs.find(static_cast<std::uint16_t>(g));
         if (it != defs.end())
           for (auto d : it->second)
