@@ -152,31 +152,26 @@ inline void cta_uniform_addresses(const Kernel& k, KernelAnalysis& a) {
     if (s.mem_op != MemOp::none && s.space != MemSpace::constant) return true;  // loaded data, atomics' old values
     return s.opcode.rfind("SHFL", 0) == 0 || s.opcode.rfind("VOTE", 0) == 0 || s.opcode.rfind("MATCH", 0) == 0;
   };
-  auto guard_of = [](const StaticInstr& s) {
+  // Each position's guard predicate register (-1: none), read once with the listing parser.
+  std::vector<int> guard(n, -1);
+  std::vector<bool> varies(n, false);
+  for (std::uint32_t p = 0; p < n; ++p) {
+    const auto& s = k.program[a.order[p]];
     std::uint16_t g = 0;
-    if (!s.predicated || s.text.empty()) return -1;
-    auto t = std::string_view(s.text);
-    while (!t.empty() && (t.front() == ' ' || t.front() == '{')) t.remove_prefix(1);
-    if (t.empty() || t.front() != '@') return -1;
-    t.remove_prefix(1);
-    t = t.substr(0, t.find_first_of(" \t"));
-    return sass::parse_register(t, g) ? static_cast<int>(g) : -1;
-  };
+    if (!s.predicated || s.text.empty()) continue;
+    const std::string predicate = sass::parse_instruction_text(s.text).predicate;  // "@!P0"
+    if (predicate.size() > 1 && sass::parse_register(std::string_view(predicate).substr(1), g)) guard[p] = g;
+  }
   // Iterated to a fixed point: every written value starts shared and only turns varying. A
   // loop whose branches test a varying predicate lets lanes leave at different iterations, so
   // what it writes varies after it.
-  std::vector<bool> varies(n, false), guarded(n, false);
-  for (std::uint32_t p = 0; p < n; ++p) guarded[p] = guard_of(k.program[a.order[p]]) >= 0;
   auto divergent_loop = [&](std::uint32_t head, std::uint32_t back) {
     for (std::uint32_t q = head; q <= back; ++q) {
-      const auto& s = k.program[a.order[q]];
-      const int g = guard_of(s);
-      if (g >= 0 && s.branch_target) {
-        auto it = defs.find(static_cast<std::uint16_t>(g));
-        if (it != defs.end())
-          for (auto d : it->second)
-            if (varies[d]) return true;
-      }
+      if (guard[q] < 0 || !k.program[a.order[q]].branch_target) continue;
+      auto it = defs.find(static_cast<std::uint16_t>(guard[q]));
+      if (it != defs.end())
+        for (auto d : it->second)
+          if (varies[d]) return true;
     }
     return false;
   };
@@ -205,7 +200,7 @@ inline void cta_uniform_addresses(const Kernel& k, KernelAnalysis& a) {
     for (auto q = after; q != d.begin();) {
       --q;
       if (def_varies(*q)) return true;
-      if (!guarded[*q]) { killed = true; killed_at = *q; break; }
+      if (guard[*q] < 0) { killed = true; killed_at = *q; break; }
     }
     for (auto [head, back] : loops)
       if (head <= use && use <= back && !(killed && killed_at >= head))
@@ -219,11 +214,10 @@ inline void cta_uniform_addresses(const Kernel& k, KernelAnalysis& a) {
       if (varies[p]) continue;
       const auto& s = k.program[a.order[p]];
       bool v = source_of_variation(s);
-      const int guard = guard_of(s);
       bool guard_skipped = false;
       for (auto r : s.src) {
         if (v) break;
-        if (!guard_skipped && static_cast<int>(r) == guard) { guard_skipped = true; continue; }
+        if (!guard_skipped && static_cast<int>(r) == guard[p]) { guard_skipped = true; continue; }
         v = reaching_vary(r, p);
       }
       if (v) { varies[p] = true; changed = true; }
