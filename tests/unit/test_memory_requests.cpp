@@ -50,20 +50,22 @@ std::string scattered_trace(int reps) {
   return t.str();
 }
 
-Kernel load_scattered(int reps) {
+// The one kernel of a .traceg written from `text` to a temporary file `name` (removed after).
+Kernel kernel_from_trace_text(const std::string& text, const char* name) {
   namespace fs = std::filesystem;
-  const fs::path f = fs::temp_directory_path() / "gpuperf_test_scattered.traceg";
-  { std::ofstream(f) << scattered_trace(reps); }
+  const fs::path f = fs::temp_directory_path() / name;
+  { std::ofstream(f) << text; }
   Application app = load(f.string());
   fs::remove(f);
   REQUIRE(app.kernels.size() == 1);
   return app.kernels[0];
 }
 
+Kernel load_scattered(int reps) { return kernel_from_trace_text(scattered_trace(reps), "gpuperf_test_scattered.traceg"); }
+
 // One CTA of 8 warps, `reps` times: every warp loads the same word (0x10: a broadcast all 8
 // warps share), then loads a word of its own twice (0x20, then 0x30 from the same address).
 Kernel load_shared_and_private(int reps) {
-  namespace fs = std::filesystem;
   std::ostringstream t;
   t << "-kernel name = siblings\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (256,1,1)\n-shmem = 0\n-nregs = 16\n"
        "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n"
@@ -80,11 +82,7 @@ Kernel load_shared_and_private(int reps) {
     t << "fff0 ffffffff 0 EXIT 0 0 0\n" << std::dec;
   }
   t << "#END_TB\n";
-  const fs::path f = fs::temp_directory_path() / "gpuperf_test_siblings.traceg";
-  { std::ofstream(f) << t.str(); }
-  Application app = load(f.string());
-  fs::remove(f);
-  return app.kernels[0];
+  return kernel_from_trace_text(t.str(), "gpuperf_test_siblings.traceg");
 }
 
 // A grouped trace of `ctas` CTAs of 2 warps: global loads over a table the CTAs share and rows
@@ -188,19 +186,13 @@ TEST_CASE("a scattered request costs a wavefront per line, not per four sectors 
 // every time (the tracer's mask is 0, no addresses) made the whole trace's hit rates "assumed"
 // and cost a DRAM-latency wait, though it touches no memory.
 TEST_CASE("a traced load with no active lane accesses nothing, and the trace's hit rates stay its own") {
-  namespace fs = std::filesystem;
   std::string t = scattered_trace(4);
   const std::string exit_line = "fff0 ffffffff 0 EXIT 0 0 0\n";
   std::string dead;
   for (int r = 0; r < 4; ++r) dead += "0040 00000000 1 R9 LDG.E 1 R2 0 0\n";
   t.replace(t.find(exit_line), exit_line.size(), dead + exit_line);
   t.replace(t.find("insts = 13"), 10, "insts = 17");
-  const fs::path f = fs::temp_directory_path() / "gpuperf_test_dead_load.traceg";
-  { std::ofstream(f) << t; }
-  Application app = load(f.string());
-  fs::remove(f);
-  REQUIRE(app.kernels.size() == 1);
-  auto kp = std::make_shared<const Kernel>(app.kernels[0]);
+  auto kp = std::make_shared<const Kernel>(kernel_from_trace_text(t, "gpuperf_test_dead_load.traceg"));
   const KernelAnalysis an = analyze(kp);
   for (std::size_t i = 0; i < kp->program.size(); ++i)
     if (kp->program[i].pc == 0x40) {
@@ -269,7 +261,6 @@ TEST_CASE("an L1 hit on a sector a sibling warp's miss is still fetching waits f
 // One CTA of 8 warps walking 8 B steps with a warp-uniform address (a search loop): over one
 // array they all walk in step (`shared`), or each over its own.
 Kernel walk_in_step(bool shared, int steps) {
-  namespace fs = std::filesystem;
   std::ostringstream t;
   t << "-kernel name = walk\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (256,1,1)\n-shmem = 0\n-nregs = 16\n"
        "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n#BEGIN_TB\n\nthread block = 0,0,0\n";
@@ -281,11 +272,7 @@ Kernel walk_in_step(bool shared, int steps) {
     t << "fff0 ffffffff 0 EXIT 0 0 0\n" << std::dec;
   }
   t << "#END_TB\n";
-  const fs::path f = fs::temp_directory_path() / "gpuperf_test_walk.traceg";
-  { std::ofstream(f) << t.str(); }
-  Application app = load(f.string());
-  fs::remove(f);
-  return app.kernels[0];
+  return kernel_from_trace_text(t.str(), "gpuperf_test_walk.traceg");
 }
 
 TEST_CASE("warps walking one array in step: a warp's reuse of a sector it loaded itself is a plain hit, whoever fetched it first") {
