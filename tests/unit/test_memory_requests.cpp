@@ -9,6 +9,7 @@
 #include <string>
 
 #include "gpuperf/gpuperf.hpp"
+#include "trace_text.hpp"
 
 // Each test file has its own namespace: the unit tests compile as one unity build.
 namespace gpuperf_test_memory_requests {
@@ -50,13 +51,9 @@ std::string scattered_trace(int reps) {
   return t.str();
 }
 
-// The one kernel of a .traceg written from `text` to a temporary file `name` (removed after).
+// The one kernel of a .traceg text.
 Kernel kernel_from_trace_text(const std::string& text, const char* name) {
-  namespace fs = std::filesystem;
-  const fs::path f = fs::temp_directory_path() / name;
-  { std::ofstream(f) << text; }
-  Application app = load(f.string());
-  fs::remove(f);
+  Application app = load_trace_text(text, name);
   REQUIRE(app.kernels.size() == 1);
   return app.kernels[0];
 }

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "gpuperf/gpuperf.hpp"
+#include "trace_text.hpp"
 
 // Each test file has its own namespace: the unit tests compile as one unity build.
 namespace gpuperf_test_model {
@@ -357,12 +358,8 @@ static std::string uneven_ctas_trace(int work) {
 }
 
 TEST_CASE("physical floor: a simulated round never ends below the kernel's issue and unit bounds") {
-  namespace fs = std::filesystem;
-  const fs::path f = fs::temp_directory_path() / "gpuperf_test_uneven_ctas.traceg";
-  { std::ofstream(f) << uneven_ctas_trace(2000); }
-  Session s(load(f.string()));
+  Session s(load_trace_text(uneven_ctas_trace(2000), "gpuperf_test_uneven_ctas.traceg"));
   auto k = s.predict(GpuSpec::from_catalog(tables(), "h100")).kernels.at(0);
-  fs::remove(f);
   CHECK(k.mode == Mode::simulation);
   CHECK(k.bounds.issue > 1000);  // the average warp issues 1000.5 instructions
   CHECK(k.cycles >= k.bounds.issue);
@@ -478,14 +475,10 @@ static std::string per_cta_counter_trace(int ctas, int reps, unsigned stride, in
 }
 
 TEST_CASE("global atomics: counters one line apart spread over the L2's slices; in one line they do not (measured lines curve)") {
-  namespace fs = std::filesystem;
   auto g = GpuSpec::from_catalog(tables(), "h100");
   REQUIRE(g.atomic_rate_lines);
   auto bound_of = [&](unsigned stride) {
-    const fs::path f = fs::temp_directory_path() / "gpuperf_test_counters.traceg";
-    { std::ofstream(f) << per_cta_counter_trace(8, 100, stride); }
-    Session s(load(f.string()));
-    fs::remove(f);
+    Session s(load_trace_text(per_cta_counter_trace(8, 100, stride), "gpuperf_test_counters.traceg"));
     return s.predict(g).kernels.at(0);
   };
   // 8 words, 4 KB apart: 8 lines; 8 x 100 requests of 32 same-word lanes, a pass each.
@@ -508,20 +501,13 @@ TEST_CASE("global atomics: counters one line apart spread over the L2's slices; 
 TEST_CASE("global atomics, sampled trace: the grid's per-CTA counters fill the lines their address extent holds") {
   // 16 traced CTAs of 1,056, counters side by side: the traced 16 share one line (64 B); the
   // grid's 1,056 words fill 4,224 B, 33 lines, not the 66 that 1 line x 66 would give.
-  namespace fs = std::filesystem;
   auto g = GpuSpec::from_catalog(tables(), "h100");
-  const fs::path f = fs::temp_directory_path() / "gpuperf_test_sampled_counters.traceg";
-  { std::ofstream(f) << per_cta_counter_trace(16, 10, 4, 1056); }
-  Session s(load(f.string()));
-  fs::remove(f);
+  Session s(load_trace_text(per_cta_counter_trace(16, 10, 4, 1056), "gpuperf_test_sampled_counters.traceg"));
   const auto k = s.predict(g).kernels.at(0);
   CHECK(k.atomic_words == doctest::Approx(1056));
   CHECK(k.atomic_lines == doctest::Approx(33));
   // Counters 4 KB apart keep a line each: the extent does not bind.
-  const fs::path f2 = fs::temp_directory_path() / "gpuperf_test_sampled_counters_apart.traceg";
-  { std::ofstream(f2) << per_cta_counter_trace(16, 10, 4096, 1056); }
-  Session s2(load(f2.string()));
-  fs::remove(f2);
+  Session s2(load_trace_text(per_cta_counter_trace(16, 10, 4096, 1056), "gpuperf_test_sampled_counters_apart.traceg"));
   CHECK(s2.predict(g).kernels.at(0).atomic_lines == doctest::Approx(1056));
 }
 
