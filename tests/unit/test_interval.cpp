@@ -171,7 +171,11 @@ TEST_CASE("the held-out-suite level widens the fit until each train suite left o
   CHECK(at80[0] < 0.8);  // b's interval [0.12, 0.48] holds a's upper quarter only
   CHECK(at80[1] < 0.8);
   const double level = held_out_suite_level({a, b}, 0.8);
-  CHECK(level == doctest::Approx(0.975));  // no level reaches 80 % of the other: the grid's largest
+  // No level reaches 80 % of the other: the largest at which a suite of 40 still has its own
+  // interval (97.5 % needs 79), so the suite-robust interval exists there.
+  CHECK(level == doctest::Approx(0.95));
+  CHECK_NOTHROW(suite_robust_log_interval({a, b}, level));
+  CHECK_THROWS(suite_robust_log_interval({a, b}, 0.975));
   // Two suites alike: each one's 80 % interval holds 34 of the other's 40, the level stays.
   CHECK(held_out_suite_coverage({a, a}, 0.8)[0] == doctest::Approx(0.85));
   CHECK(held_out_suite_level({a, a}, 0.8) == doctest::Approx(0.8));

@@ -108,12 +108,18 @@ inline std::vector<double> held_out_suite_coverage(const std::vector<std::vector
 // the interval of every train suite but one holds at least `target` of the one left out, for
 // each suite; the grid's largest if none does. Errors within a suite share a bias, so an interval
 // fitted at 80 % on one train suite held only 41-89 % of the other. With fewer than two groups
-// nothing can be left out: `target`.
+// nothing can be left out: `target`. The grid stops at the largest level at which the largest
+// suite still has its own split-conformal interval (suite_robust_log_interval's union needs
+// one): 97.5 % needs 79 log ratios, and a level beyond every suite's size left the fit with none.
 inline double held_out_suite_level(const std::vector<std::vector<double>>& groups, double target = kIntervalLevel) {
   if (groups.size() < 2) return target;
+  std::size_t largest = 0;
+  for (const auto& g : groups) largest = std::max(largest, g.size());
   double level = target;
   for (int step = 0; target + 0.025 * step < 0.975 + 1e-9; ++step) {
-    level = std::round((target + 0.025 * step) * 1000) / 1000;
+    const double next = std::round((target + 0.025 * step) * 1000) / 1000;
+    if (step > 0 && !conformal_possible(largest, next)) break;
+    level = next;
     const std::vector<double> cov = held_out_suite_coverage(groups, level);
     if (std::all_of(cov.begin(), cov.end(), [&](double c) { return c < 0 || c >= target; })) return level;
   }
