@@ -10,7 +10,8 @@ split (split.json) from every input path (traces and ncu profiles of either GPU)
 `gpuperf report --json`, and hands each row's suite and parts (the SM's time and throughput bound, DRAM
 and L2 transfer times, the atomics or busiest-warp floor, and the measured time) to
 gpuperf_fit (bench/validation/fit_launch_interval.cpp: a grid choice of the overlap exponent per
-model mode, Eigen least squares for the launch term,
+model mode, one for the GPUs of one SM design (the H100 and the H200 are both sm_90: `--same-sm`),
+Eigen least squares for the launch term per GPU,
 the suite-robust split-conformal interval of log(measured / predicted) per model mode: the union
 of each train suite's interval, with the pooled and the Boost.Math Student-t ones beside it). Traces the tracer
 cut short are left out (they hold only the first instructions of their CTAs). The values are
@@ -48,6 +49,18 @@ def parts_us(r):
     return [x / r["clock_mhz"] for x in (b["sm_rounds"], throughput, b["dram"], b["l2"], max(b["atomics"], b["busiest_warp"]))]
 
 
+def same_sm_arguments(tables):
+    """`--same-sm` for each set of the fitted GPUs that share an architecture (the H100 and the
+    H200 are both sm_90): one SM design overlaps its work with memory transfers alike, so the
+    fitter chooses one overlap exponent per mode for them (two GPUs' rows, half the parameters)."""
+    cat = json.load(open(tables))
+    arch_of = {gpu: next(g["arch"] for g in cat["gpus"] if g["name"] == name) for gpu, name in CATALOG.items()}
+    by_arch = {}
+    for gpu, arch in sorted(arch_of.items()):
+        by_arch.setdefault(arch, []).append(gpu)
+    return [x for gpus in by_arch.values() if len(gpus) > 1 for x in ("--same-sm", ",".join(gpus))]
+
+
 def write_tables(fit, train_suites, date, path):
     with open(path) as f:
         cat = json.load(f)
@@ -63,8 +76,9 @@ def write_tables(fit, train_suites, date, path):
             entry.pop(k, None)
             if ex and ex[mode] > 0:  # 0: the largest part fitted best; leave the key out
                 entry[k] = {"value": ex[mode], "source": key,
-                            "note": "grid choice by mean |log(measured / predicted)| over %d train predictions of both modes: %.3f (%.3f with perfect overlap)" % (
-                                ex["n"], ex["mean_abs_log_error"], ex["mean_abs_log_error_without"])}
+                            "note": "grid choice by mean |log(measured / predicted)| over %d train predictions of both modes%s: %.3f (%.3f with perfect overlap)" % (
+                                ex["n"], " of %s (one SM design, one exponent)" % ", ".join(ex["chosen_over"]) if len(ex.get("chosen_over", [])) > 1 else "",
+                                ex["mean_abs_log_error"], ex["mean_abs_log_error_without"])}
         for target, f in per_target.items():
             if target == "overlap_exponent":
                 continue
@@ -109,7 +123,7 @@ def main():
         os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
         with open(os.path.join(HERE, "results", "fit_rows.tsv"), "w") as f:
             f.write(tsv)
-    p = subprocess.run([a.fitter], input=tsv, capture_output=True, text=True)
+    p = subprocess.run([a.fitter, *same_sm_arguments(a.tables)], input=tsv, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit("gpuperf_fit failed: " + p.stderr.strip())
     fit = json.loads(p.stdout)

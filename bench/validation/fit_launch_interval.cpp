@@ -12,7 +12,9 @@
 // Overlap exponent p per model mode: the body is max(sm, ||(throughput, max(dram, l2))||_p, floor)
 // (gpuperf's bound::sm_and_memory); p is chosen on a grid (with "not fitted", the largest part, among the
 // candidates) by the mean |log(measured / predicted)| over the GPU's rows, with each target's
-// launch term re-fitted for every candidate.
+// launch term re-fitted for every candidate. `--same-sm h100,h200`: those GPUs have one SM
+// design (the same architecture), so the SM's time overlaps their memory transfers alike: one
+// p per mode is chosen over all their rows (each GPU and target keeps its own launch term).
 // Launch term L: minimises sum_i w_i ((body_i + L - m_i) / m_i)^2 over 0 <= L <= 50 us, a
 // one-column weighted least-squares problem solved with Eigen; the weights are Huber's
 // (relative residual beyond 25 %), iterated, so a few kernels the model gets wrong otherwise
@@ -100,8 +102,22 @@ std::pair<double, double> mape(const std::vector<Row>& rows, double L, double sh
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   using nlohmann::json;
+  // GPUs that share one exponent pair (--same-sm); every other GPU has its own.
+  std::map<std::string, std::string> exponent_group;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--same-sm" && i + 1 < argc) {
+      const std::string list = argv[++i];
+      std::istringstream in(list);
+      for (std::string gpu; std::getline(in, gpu, ',');)
+        if (!gpu.empty()) exponent_group[gpu] = list;
+    } else {
+      std::fprintf(stderr, "gpuperf_fit: unknown argument '%s' (usage: gpuperf_fit [--same-sm GPU,GPU...] < rows.tsv)\n", arg.c_str());
+      return 2;
+    }
+  }
   std::map<std::string, std::vector<Row>> by_gpu;
   std::string line;
   int lineno = 0;
@@ -127,16 +143,24 @@ int main() {
     }
     by_gpu[gpu].push_back(r);
   }
-  // Per GPU: the exponents (simulation, bounds) with the smallest mean |log error|, each
-  // target's launch term re-fitted for every pair.
+  // Per exponent group (a GPU, or the GPUs of one SM design): the exponents (simulation,
+  // bounds) with the smallest mean |log error| over its rows, each GPU's and target's launch
+  // term re-fitted for every pair.
+  std::map<std::string, std::vector<std::string>> members;  // group -> its GPUs
+  for (auto& [gpu, rows] : by_gpu) members[exponent_group.count(gpu) ? exponent_group[gpu] : gpu].push_back(gpu);
   std::map<std::pair<std::string, std::string>, std::vector<Row>> groups;  // (gpu, target)
   json exponents = json::object();
-  for (auto& [gpu, all] : by_gpu) {
-    auto score = [&, &all = all](double ps, double pb) {
-      std::map<std::string, std::vector<Row>> per_target;
-      for (Row r : all) {
+  for (auto& [group, gpus] : members) {
+    std::vector<Row> all;
+    std::vector<std::string> gpu_of;  // each row's GPU, for its own launch term
+    for (auto& gpu : gpus)
+      for (auto& r : by_gpu[gpu]) { all.push_back(r); gpu_of.push_back(gpu); }
+    auto score = [&](double ps, double pb) {
+      std::map<std::pair<std::string, std::string>, std::vector<Row>> per_target;
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        Row r = all[i];
         r.body = body_us(r, r.mode == "simulation" ? ps : pb);
-        per_target[r.target].push_back(r);
+        per_target[{gpu_of[i], r.target}].push_back(r);
       }
       double sum = 0;
       std::size_t n = 0;
@@ -153,11 +177,13 @@ int main() {
         const double x = score(ps, pb);
         if (x < best - 1e-9) { best = x; best_s = ps; best_b = pb; }
       }
-    exponents[gpu] = {{"simulation", best_s}, {"bounds", best_b}, {"mean_abs_log_error", best}, {"mean_abs_log_error_without", without},
-                      {"n", all.size()}};
-    for (Row r : all) {
+    for (auto& gpu : gpus)
+      exponents[gpu] = {{"simulation", best_s}, {"bounds", best_b}, {"mean_abs_log_error", best}, {"mean_abs_log_error_without", without},
+                        {"n", all.size()}, {"chosen_over", gpus}};
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      Row r = all[i];
       r.body = body_us(r, r.mode == "simulation" ? best_s : best_b);
-      groups[{gpu, r.target}].push_back(r);
+      groups[{gpu_of[i], r.target}].push_back(r);
     }
   }
   json out = json::object();

@@ -1,0 +1,47 @@
+# gpuperf_fit on synthetic train rows (tests/fixtures/fit/rows_two_overlaps.tsv): on gpua the
+# measured time is the SM's throughput plus DRAM (no overlap), on gpub their max. Alone, each
+# GPU gets its own overlap exponent (1 and 8); with --same-sm gpua,gpub one exponent per mode is
+# chosen over both GPUs' rows and each GPU keeps its own launch term; an unknown argument is a
+# usage error.
+function(fit out_var)
+  execute_process(COMMAND ${FIT} ${ARGN} INPUT_FILE ${ROWS} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "gpuperf_fit ${ARGN}: exit ${rc}\n${err}")
+  endif()
+  set(${out_var} "${out}" PARENT_SCOPE)
+endfunction()
+function(expect_exponent json gpu mode want)
+  string(JSON got GET "${json}" ${gpu} overlap_exponent ${mode})
+  if(NOT got EQUAL want)
+    message(FATAL_ERROR "${gpu} ${mode} overlap exponent ${got}, expected ${want}")
+  endif()
+endfunction()
+
+fit(alone)
+foreach(mode simulation bounds)
+  expect_exponent("${alone}" gpua ${mode} 1)
+  expect_exponent("${alone}" gpub ${mode} 8)
+endforeach()
+
+fit(shared --same-sm gpua,gpub)
+foreach(mode simulation bounds)
+  string(JSON a GET "${shared}" gpua overlap_exponent ${mode})
+  string(JSON b GET "${shared}" gpub overlap_exponent ${mode})
+  if(NOT a EQUAL b)
+    message(FATAL_ERROR "--same-sm: ${mode} exponents differ (${a}, ${b})")
+  endif()
+endforeach()
+string(JSON over GET "${shared}" gpua overlap_exponent chosen_over)
+if(NOT over MATCHES "gpua.*gpub")
+  message(FATAL_ERROR "--same-sm: chosen_over is ${over}")
+endif()
+string(JSON la GET "${shared}" gpua duration launch_us)
+string(JSON lb GET "${shared}" gpub duration launch_us)
+if(la EQUAL lb)
+  message(FATAL_ERROR "--same-sm: the launch terms should stay per GPU (both ${la})")
+endif()
+
+execute_process(COMMAND ${FIT} --bogus INPUT_FILE ${ROWS} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "unknown argument '--bogus'")
+  message(FATAL_ERROR "gpuperf_fit --bogus: exit ${rc}, ${err}")
+endif()
