@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: build the tracer, the corpus and the calibration, then calibrate and
 # collect the devsample and corpus datasets for this GPU. Results go to $1 (default ./gpuperf-out).
-#   NVBIT_PATH=third_party/nvbit tools/device/collect_all.sh OUTDIR [calibrate|devsample|corpus|atomics|latency ...]
+#   NVBIT_PATH=third_party/nvbit tools/device/collect_all.sh OUTDIR [calibrate|devsample|corpus|atomics|latency|rng ...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=$(mkdir -p "${1:-gpuperf-out}" && cd "${1:-gpuperf-out}" && pwd)
@@ -18,6 +18,7 @@ nvcc -O3 -arch=$ARCH -o "$BUILD/dk" bench/corpus/devkernels.cu
 nvcc -O3 -arch=$ARCH -o "$BUILD/corpus" bench/corpus/corpus_kernels.cu
 nvcc -O3 -arch=$ARCH -o "$BUILD/atomics" bench/corpus/atomic_kernels.cu
 nvcc -O3 -arch=$ARCH -o "$BUILD/latency" bench/corpus/latency_kernels.cu
+nvcc -O3 -arch=$ARCH -o "$BUILD/rng" bench/corpus/rng_kernels.cu
 for step in $STEPS; do
   case $step in
     calibrate) python3 calibrate/run_calibration.py --out "$OUT/calibrate" --arch "$ARCH" 2>&1 | tee "$OUT/calibrate.log" ;;
@@ -33,6 +34,10 @@ for step in $STEPS; do
     latency)
       python3 tools/collect --out "$OUT/$GPU/latency" --tracer "$BUILD/gpuperf_tracer.so" --ctas first:16 \
         --binary "$BUILD/latency" --time-cmd "$BUILD/latency 50" -- "$BUILD/latency" 0 2>&1 | tail -5 ;;
+    rng)
+      # 4 CTAs: a 1024-thread CTA's cuRAND seeding alone is about 2 MB of compressed trace.
+      python3 tools/collect --out "$OUT/$GPU/rng" --tracer "$BUILD/gpuperf_tracer.so" --ctas first:4 \
+        --binary "$BUILD/rng" --time-cmd "$BUILD/rng 20" -- "$BUILD/rng" 0 2>&1 | tail -5 ;;
   esac
 done
 du -sh "$OUT"/* || true
