@@ -67,6 +67,12 @@ ALU_KERNEL(ffma, float, "f", "fma.rn.f32 %0, %0, %1, %1;", 0.999f)
 ALU_KERNEL(fadd, float, "f", "add.f32 %0, %0, %1;", 1e-3f)
 ALU_KERNEL(fmul, float, "f", "mul.f32 %0, %0, %1;", 0.999f)
 ALU_KERNEL(imad, unsigned, "r", "mad.lo.u32 %0, %0, %1, %1;", 3u)
+// IMAD.WIDE.U32 (the 64-bit products of address arithmetic and of Philox/XORWOW generators):
+// each step adds the 64-bit product of its low word to itself, so both halves are live (with
+// only the low word used, ptxas makes it a 32-bit IMAD). ptxas adds the product's low word
+// with an IADD3 (the chain) and its high word with an IADD3.X every other step (off it).
+ALU_KERNEL(imad_wide_iadd3, unsigned long long, "l",
+           "{.reg .u32 a, b; cvt.u32.u64 a, %0; cvt.u32.u64 b, %1; mad.wide.u32 %0, a, b, %0;}", 0x9e3779b97f4a7c15ull)
 ALU_KERNEL(lop3, unsigned, "r", "lop3.b32 %0, %0, %1, %1, 0x96;", 0x5555u)
 ALU_KERNEL(shf, unsigned, "r", "shf.l.wrap.b32 %0, %0, %0, %1;", 3u)
 ALU_KERNEL(dfma, double, "d", "fma.rn.f64 %0, %0, %1, %1;", 0.999)
@@ -694,6 +700,7 @@ int main(int argc, char** argv) {
   ALU(fmul, float, 1.0f)
   if (want("iadd3")) alu<unsigned>("iadd3", lat_iadd3, thr_iadd3, 7u, "lat_iadd3", "thr_iadd3", 3.0 * TRIPLES, 3.0 * (TRIPLES / 4) * 4 * ITERS);
   ALU(imad, unsigned, 1)
+  ALU(imad_wide_iadd3, unsigned long long, 0x2545f4914f6cdd1dull)
   ALU(lop3, unsigned, 1)
   ALU(shf, unsigned, 1)
   ALU(dfma, double, 1.0)

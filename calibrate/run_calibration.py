@@ -32,6 +32,8 @@ SASS_CHECKS = {
     "lat_ffma": [(r"\bFFMA\b", 256)], "lat_fadd": [(r"\bFADD\b", 256)], "lat_fmul": [(r"\bFMUL\b", 256)],
     "lat_iadd3": [(r"\bIADD3\b", 256)], "thr_iadd3": [(r"\bIADD3\b", 256)],
     "lat_imad": [(r"\bIMAD\b", 256)], "lat_lop3": [(r"\bLOP3\b", 256)],
+    "lat_imad_wide_iadd3": [(r"\bIMAD\.WIDE\.U32\b", 256), (r"\bIADD3\b", 256)],
+    "thr_imad_wide_iadd3": [(r"\bIMAD\.WIDE\.U32\b", 256), (r"\bIADD3\b", 256)],
     "lat_shf": [(r"\bSHF\b", 256)], "lat_dfma": [(r"\bDFMA\b", 256)], "lat_dadd": [(r"\bDADD\b", 256)],
     "lat_mufu_ex2": [(r"\bMUFU\.EX2\b", 256)], "lat_mufu_sqrt": [(r"\bMUFU\.SQRT\b", 256)],
     "lat_mufu_rcp_fadd": [(r"\bMUFU\.RCP\b", 128), (r"\bFADD\b", 128)],
@@ -105,6 +107,7 @@ OPCODE_LATENCY = {
     "MUFU.RCP": ("latency.mufu_rcp_fadd", ["latency.fadd"]), "MUFU.SIN": ("latency.mufu_sin_fmul", ["latency.fmul", "latency.fmul"]),
     "ISETP": ("latency.isetp_sel", ["latency.lop3"]), "FSETP": ("latency.fsetp_fsel", ["latency.fadd"]),
     "F2F": ("latency.f2f_pair", "half"),
+    "IMAD.WIDE": ("latency.imad_wide_iadd3", ["latency.iadd3"]),
 }
 
 
@@ -356,6 +359,11 @@ def to_table(results, meta, arch):
         put("opcode_latency_cycles", i2f, val("latency.i2f"))
         if val("issue_interval.i2f") is not None:
             put("opcode_issue_interval_cycles", i2f, val("issue_interval.i2f"))
+    # IMAD.WIDE: one IADD3 and half an IADD3.X ride with each (ALU pipe: 3 cycles of the
+    # step, issue 2.5), so an interval above 3 is IMAD.WIDE's own two-pass occupancy.
+    if val("issue_interval.imad_wide_iadd3") is not None:
+        put("opcode_issue_interval_cycles", "IMAD.WIDE", val("issue_interval.imad_wide_iadd3"),
+            note="cycles per IMAD.WIDE.U32 in chains with 1.5 ALU instructions each (which alone take 3 cycles of the ALU pipe)")
     if val("issue_interval.f2f_pair") is not None:
         put("opcode_issue_interval_cycles", "F2F", val("issue_interval.f2f_pair") / 2, note="half of the pair chain's interval")
     # mma.sync: the lowest interval over 1..8 warps per sub-partition (runtime operands). The

@@ -289,6 +289,26 @@ TEST_CASE("opcode-level values: F1 Table V on sm_80, never over a more specific 
   CHECK(make_descriptor("MUFU.EX2", a90, isa).issue_interval == doctest::Approx(8.0).epsilon(0.01));
 }
 
+TEST_CASE("opcode-level values: a base mnemonic's value is not its modifier class's (IMAD.WIDE)") {
+  auto t = Tables::load_default();
+  const auto& a80 = t->arch("sm_80");
+  const auto& a90 = t->arch("sm_90");
+  const auto& isa = t->isa("volta");
+  // F1 Table V gives IMAD an interval of 2 on sm_80; IMAD.WIDE is the imad_wide class (two
+  // passes, interval 4), which IMAD's value used to overwrite.
+  CHECK(make_descriptor("IMAD", a80, isa).issue_interval == 2);
+  CHECK(make_descriptor("IMAD.WIDE.U32", a80, isa).op_class == "imad_wide");
+  CHECK(make_descriptor("IMAD.WIDE.U32", a80, isa).issue_interval == 4);
+  CHECK(make_descriptor("IMAD.WIDE", a80, isa).latency == 7);
+  // IMAD.MOV is an int-class move: its own class, not IMAD's values either way.
+  CHECK(make_descriptor("IMAD.MOV.U32", a80, isa).op_class == "int");
+  // sm_90 measured IMAD.WIDE.U32 (calibrate/microbench.cu imad_wide_iadd3): 8 cycles, 5.08.
+  CHECK(make_descriptor("IMAD.WIDE.U32", a90, isa).latency == doctest::Approx(8.0));
+  CHECK(make_descriptor("IMAD.WIDE.U32", a90, isa).issue_interval == doctest::Approx(5.08));
+  CHECK(make_descriptor("IMAD.WIDE", a90, isa).issue_interval == doctest::Approx(5.08));
+  CHECK(make_descriptor("IMAD", a90, isa).issue_interval == doctest::Approx(1.97));
+}
+
 TEST_CASE("seed tables: F1 Tables I and V, atomic contention, TLB geometry") {
   auto t = Tables::load_default();
   const auto& a80 = t->arch("sm_80");

@@ -107,13 +107,20 @@ inline InstrDesc make_descriptor(const std::string& opcode, const ArchTable& arc
   };
   const ClassCost* cc = cit != arch.classes.end() ? &cit->second : nullptr;
   auto applies = [&](const Sourced& o, const Sourced& cls) { return !cc || rank(o.file) <= rank(cls.file); };
-  // Opcode-specific values: the base mnemonic ("F2I"), then a modifier form ("MUFU.RCP").
-  if (auto o = arch.opcode_latency.find(base); o != arch.opcode_latency.end() && (!cc || applies(o->second, cc->latency))) d.latency = o->second.value;
+  // Opcode-specific values: the base mnemonic ("F2I"), then a modifier form ("MUFU.RCP"). A
+  // base mnemonic's value is for its own class: where a modifier puts the instruction in
+  // another one (IMAD.WIDE is imad_wide, two passes), IMAD's interval does not apply to it.
+  auto own = isa.base_class.find(base);
+  const bool base_values_apply = own == isa.base_class.end() || own->second == d.op_class;
+  if (auto o = arch.opcode_latency.find(base);
+      base_values_apply && o != arch.opcode_latency.end() && (!cc || applies(o->second, cc->latency)))
+    d.latency = o->second.value;
   for (auto m : t.modifiers) {
     auto o = arch.opcode_latency.find(base + "." + std::string(m));
     if (o != arch.opcode_latency.end() && (!cc || applies(o->second, cc->latency))) d.latency = o->second.value;
   }
-  if (auto o = arch.opcode_issue_interval.find(base); o != arch.opcode_issue_interval.end() && (!cc || applies(o->second, cc->issue_interval)))
+  if (auto o = arch.opcode_issue_interval.find(base);
+      base_values_apply && o != arch.opcode_issue_interval.end() && (!cc || applies(o->second, cc->issue_interval)))
     d.issue_interval = o->second.value;
   for (auto m : t.modifiers) {
     auto o = arch.opcode_issue_interval.find(base + "." + std::string(m));
