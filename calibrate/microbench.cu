@@ -94,6 +94,21 @@ ALU_KERNEL(mufu_sin_fmul, float, "f", "sin.approx.ftz.f32 %0, %0; mul.ftz.f32 %0
 ALU_KERNEL(isetp_sel, unsigned, "r", "{.reg .pred p; setp.lt.u32 p, %0, %1; selp.u32 %0, %1, 3, p;}", 5u)
 ALU_KERNEL(fsetp_fsel, float, "f", "{.reg .pred p; setp.lt.f32 p, %0, %1; selp.f32 %0, %1, 0f40400000, p;}", 5.f)
 
+// CTA barrier: CHAIN bar.sync in a row, timed by thread 0, for CTAs of 1, 8 and 32 warps: the
+// cycles from one barrier's release to the next (a lone warp: the barrier's own latency).
+__global__ void bar_chain(long long* cycles) {
+  long long best = 1ll << 62;
+  for (int it = 0; it < ITERS; ++it) {
+    __syncthreads();
+    long long t0 = clock64();
+#pragma unroll
+    for (int i = 0; i < CHAIN; ++i) asm volatile("bar.sync 0;" ::: "memory");
+    long long t1 = clock64();
+    if (t1 - t0 < best) best = t1 - t0;
+  }
+  if (threadIdx.x == 0) *cycles = best;
+}
+
 // Shuffle: each lane reads its neighbour, so no two steps are the same permutation's identity
 // (a constant source lane makes the chain idempotent and ptxas keeps one SHFL).
 __global__ void lat_shfl(long long* cycles, unsigned* sink, unsigned seed) {
@@ -684,10 +699,10 @@ int main(int argc, char** argv) {
   printf("{\"device\": \"%s\", \"sms\": %d, \"cc\": \"%d.%d\", \"max_clock_mhz\": %.0f, \"l2_bytes\": %d}\n", prop.name, sms, prop.major,
          prop.minor, clock_mhz, prop.l2CacheSize);
   // argv[1]: "" (everything), "alu" (the instruction chains), or a substring of a group name
-  // (window, hmma, hgmma, memory, const, tlb, launch, loaded, cta, lsu, atomic_lines). The driver runs groups in separate processes, so a fault
+  // (window, hmma, hgmma, memory, const, tlb, launch, loaded, cta, lsu, atomic_lines, barrier). The driver runs groups in separate processes, so a fault
   // in one (an illegal instruction kills the context) does not lose the others.
   auto want = [&](const char* n) {
-    static const char* groups[] = {"window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded", "cta", "lsu", "atomic_lines"};
+    static const char* groups[] = {"window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded", "cta", "lsu", "atomic_lines", "barrier"};
     if (!strcmp(only, "alu")) {
       for (auto g : groups) if (!strcmp(n, g)) return false;
       return true;
@@ -718,6 +733,21 @@ int main(int argc, char** argv) {
   ALU(mufu_sin_fmul, float, 0.5f)
   ALU(isetp_sel, unsigned, 1)
   ALU(fsetp_fsel, float, 1.0f)
+  if (want("barrier")) {
+    long long* c;
+    CK(cudaMalloc(&c, 8));
+    for (int warps : {1, 8, 32}) {
+      bar_chain<<<1, 32 * warps>>>(c);
+      CK(cudaGetLastError());
+      CK(cudaDeviceSynchronize());
+      long long v;
+      CK(cudaMemcpy(&v, c, 8, cudaMemcpyDeviceToHost));
+      char b[64];
+      snprintf(b, sizeof b, "barrier.cycles_per_bar_w%d", warps);
+      emit(b, double(v) / CHAIN, "cycles", "bar_chain");
+    }
+    cudaFree(c);
+  }
   if (want("window")) {
     long long* c;
     unsigned* sink;

@@ -32,6 +32,7 @@ SASS_CHECKS = {
     "lat_ffma": [(r"\bFFMA\b", 256)], "lat_fadd": [(r"\bFADD\b", 256)], "lat_fmul": [(r"\bFMUL\b", 256)],
     "lat_iadd3": [(r"\bIADD3\b", 256)], "thr_iadd3": [(r"\bIADD3\b", 256)],
     "lat_imad": [(r"\bIMAD\b", 256)], "lat_lop3": [(r"\bLOP3\b", 256)],
+    "bar_chain": [(r"\bBAR\.SYNC", 256)],
     "lat_imad_wide_iadd3": [(r"\bIMAD\.WIDE\.U32\b", 256), (r"\bIADD3\b", 256)],
     "thr_imad_wide_iadd3": [(r"\bIMAD\.WIDE\.U32\b", 256), (r"\bIADD3\b", 256)],
     "lat_shf": [(r"\bSHF\b", 256)], "lat_dfma": [(r"\bDFMA\b", 256)], "lat_dadd": [(r"\bDADD\b", 256)],
@@ -233,7 +234,7 @@ def calibrate(args):
             f.write(f"Function : {name}\n" + "".join(f"    {l}\n" for l in lines))
     checks = check_sass(funcs)
     device, results, failures = None, [], {}
-    groups = args.only.split(",") if args.only else ["alu", "window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded", "cta", "lsu", "atomic_lines"]
+    groups = args.only.split(",") if args.only else ["alu", "window", "hmma", "hgmma", "memory", "const", "tlb", "launch", "loaded", "cta", "lsu", "atomic_lines", "barrier"]
     for group in groups:
         p = subprocess.run([binary, group], capture_output=True, text=True)
         lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
@@ -359,6 +360,17 @@ def to_table(results, meta, arch):
         put("opcode_latency_cycles", i2f, val("latency.i2f"))
         if val("issue_interval.i2f") is not None:
             put("opcode_issue_interval_cycles", i2f, val("issue_interval.i2f"))
+    # CTA barrier: a lone warp's cycles from one bar.sync to the next is the barrier's latency
+    # (release after the last arrival); 8 and 32 warps are kept for reference.
+    # More warps arriving together take about 2 cycles more each: the barrier counts one
+    # arrival at a time (8 warps: 28 cycles, 32: 76 on H100 and H200).
+    if val("barrier.cycles_per_bar_w1") is not None:
+        put("classes", "barrier", val("barrier.cycles_per_bar_w1"), "latency_cycles",
+            f"bar.sync chain in a one-warp CTA; 8 warps: {val('barrier.cycles_per_bar_w8')}, 32 warps: {val('barrier.cycles_per_bar_w32')} cycles per barrier")
+        if val("barrier.cycles_per_bar_w32") is not None:
+            put("memory", "barrier_arrival_cycles", (val("barrier.cycles_per_bar_w32") - val("barrier.cycles_per_bar_w1")) / 31,
+                note=f"bar.sync chains: (32 warps {val('barrier.cycles_per_bar_w32')} - one warp {val('barrier.cycles_per_bar_w1')}) / 31 "
+                     f"cycles per barrier; 8 warps ({val('barrier.cycles_per_bar_w8')}) fit the same line")
     # IMAD.WIDE: one IADD3 and half an IADD3.X ride with each (ALU pipe: 3 cycles of the
     # step, issue 2.5), so an interval above 3 is IMAD.WIDE's own two-pass occupancy.
     if val("issue_interval.imad_wide_iadd3") is not None:
@@ -641,7 +653,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--arch", default="sm_90")
-    ap.add_argument("--only", default="", help="comma-separated groups (alu, window, hmma, hgmma, memory, const, tlb, launch, loaded, cta, lsu, atomic_lines); "
+    ap.add_argument("--only", default="", help="comma-separated groups (alu, window, hmma, hgmma, memory, const, tlb, launch, loaded, cta, lsu, atomic_lines, barrier); "
                     "measurements of these groups replace those in an existing OUT/<gpu>.results.json")
     ap.add_argument("--merge", nargs="*")
     ap.add_argument("--into")

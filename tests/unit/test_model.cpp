@@ -833,6 +833,50 @@ TEST_CASE("counts-only input: a CTA barrier between a latency phase and an issue
   CHECK(free.stalls.barrier == 0);
 }
 
+TEST_CASE("CTA barriers: released the measured latency after the last arrival, counting arrivals one at a time") {
+  // sm_90's bar.sync chains (calibrate/microbench.cu bar_chain): 13.95 cycles a barrier for a
+  // lone warp, 1.99 more for each further warp arriving with it (8 warps: 27.9, 32: 75.75).
+  const auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  const double lat = h100.arch_table().classes.at("barrier").latency.value, per = h100.arch_table().mem("barrier_arrival_cycles");
+  CHECK(lat == doctest::Approx(13.95));
+  CHECK(per == doctest::Approx(1.99));
+  const int N = 500;
+  auto cycles = [&](int warps, const char* op, ModelMode mode) {
+    auto k = synthetic({{op, "", {}}, {"BRA", "", {}}}, N, warps, 90);
+    PredictOptions o;
+    o.mode = mode;
+    return Predictor{std::shared_ptr<const Kernel>(k)}.predict(h100, o).cycles;
+  };
+  // Simulation: the chain of barriers takes the microbenchmark's time per barrier (the branch
+  // issues in the barrier's shadow).
+  CHECK(cycles(1, "BAR.SYNC.DEFER_BLOCKING", ModelMode::simulation) == doctest::Approx(N * (lat + 1)).epsilon(0.03));
+  CHECK(cycles(8, "BAR.SYNC.DEFER_BLOCKING", ModelMode::simulation) == doctest::Approx(N * (lat + 7 * per + 1)).epsilon(0.05));
+  CHECK(cycles(1, "NOP", ModelMode::simulation) < 0.3 * N * lat);
+  // The bounds mode puts the release on the chain alike: the barrier's issue cycle and the rest
+  // of its latency (the model issues no NOP, so the NOP loop is the branch alone).
+  const double bar1 = cycles(1, "BAR.SYNC.DEFER_BLOCKING", ModelMode::bounds), nop1 = cycles(1, "NOP", ModelMode::bounds);
+  CHECK(bar1 - nop1 == doctest::Approx(N * lat).epsilon(0.02));
+}
+
+TEST_CASE("counts-only input: a barrier whose predicate is off (@P0 BAR beside @!P0 NOP) holds no warp") {
+  // One warp per CTA, 1000 iterations of a barrier (or its predicated-off form) and a branch;
+  // Nsight Compute counts predicated-off executions as executed, with no predicated-on threads.
+  const double warps = 132, iters = 1000;
+  auto make = [&](bool on) {
+    auto k = counted_kernel("maybe_barrier", 32, 132, 16,
+                            {{"@P0 BAR.SYNC.DEFER_BLOCKING 0x0", warps * iters}, {"@P1 BRA 0x0", warps * iters, 0x0}, {"EXIT", warps}});
+    for (auto& s : k->program) s.pred_on_thread_executed = s.thread_executed;
+    if (!on) k->program[0].pred_on_thread_executed = 0;
+    return k;
+  };
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  const double lat = h100.arch_table().classes.at("barrier").latency.value;
+  const auto taken = Predictor(make(true)).predict(h100), skipped = Predictor(make(false)).predict(h100);
+  CHECK(taken.bounds.latency - skipped.bounds.latency == doctest::Approx(iters * (lat - 1)).epsilon(0.01));
+  CHECK(taken.stalls.barrier > 0);
+  CHECK(skipped.stalls.barrier == 0);
+}
+
 TEST_CASE("counts-only input: after a barrier the CTA's warps reach their shared loads together and the last waits for all") {
   // One CTA of 32 warps per H100 SM, 100 phases: a shared load with an 8-way bank conflict,
   // an FFMA on its result, a barrier. The warps leave each barrier together, so the last of

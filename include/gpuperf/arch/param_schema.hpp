@@ -63,6 +63,9 @@ inline const std::vector<ParamSpec>& param_schema() {
        "estimated: without a measurement a partly written store line costs what a load line costs (measured 2.0 on sm_90 only)"},
       {S::memory, "l2_store_line_rate_fraction", "of the L2 read rate in sectors", 0.01, 1, U::defaulted, 0,
        "not modelled without a measurement: 0 leaves store lines at the L2 sector rate (measured 0.28 on sm_90 only)"},
+      {S::memory, "barrier_arrival_cycles", "SM cycles per warp reaching a CTA barrier", 0, 100, U::defaulted, 0,
+       "not modelled without a measurement: 0 releases a CTA barrier the barrier latency after its last warp arrives, "
+       "however many arrive together (measured 2.0 per warp on sm_90 only)"},
       {S::memory, "tlb_miss_penalty_cycles", "SM cycles", 0, 5000, U::reference},
       {S::memory, "const_l1_latency_cycles", "SM cycles", 5, 200, U::reference},
       {S::memory, "const_l15_latency_cycles", "SM cycles", 10, 500, U::reference},

@@ -28,9 +28,30 @@ struct WarpAverages {
   std::map<std::string, bool> unit_sm_scope;
 };
 
-// The averages of the instructions at order indices [first, last).
+// The cycles a CTA barrier holds its warps beyond the issue gap the chain already counts after
+// it (its stall count, with a listing; one issue cycle without): from the issue by the last of
+// `warps_per_block` warps to the release, its latency after the barrier has counted the warps
+// that arrived with it one at a time (calibrate/microbench.cu bar_chain), as the simulation
+// releases it.
+inline double barrier_release_cycles(const Kernel& k, const StaticInstr& s, const InstrDesc& d, const ArchTable& a, double warps_per_block) {
+  const double release = d.latency + a.mem("barrier_arrival_cycles") * std::max(0.0, warps_per_block - 1);
+  const double gap = k.has_control_bits() && s.control.valid ? std::max(1.0, double(s.control.stall)) : 1.0;
+  return std::max(0.0, release - gap);
+}
+
+// The share of a barrier's executions that wait for the release: those with their predicate
+// on (`@P0 BAR.SYNC` beside `@!P0 NOP` is a barrier only where P0 holds). Inputs without
+// predicated-on counts (no instruction of the kernel has any) count every execution.
+inline double barrier_taken_share(const Kernel& k, const StaticInstr& s) {
+  if (s.thread_executed == 0) return 1.0;
+  const bool counted = std::any_of(k.program.begin(), k.program.end(), [](const StaticInstr& x) { return x.pred_on_thread_executed > 0; });
+  return counted ? std::min(1.0, double(s.pred_on_thread_executed) / double(s.thread_executed)) : 1.0;
+}
+
+// The averages of the instructions at order indices [first, last). A CTA barrier holds the
+// warp until its release (barrier_release_cycles), on the chain like a latency.
 inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& stall, double tw,
-                                  double partial_cost, std::size_t first, std::size_t last) {
+                                  double partial_cost, std::size_t first, std::size_t last, const ArchTable& a, double warps_per_block) {
   const Kernel& k = *an.kernel;
   WarpAverages w;
   for (std::size_t oi = first; oi < last; ++oi) {
@@ -40,6 +61,7 @@ inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<In
     if (c <= 0) continue;
     w.instrs += c;
     w.chain += c * (1 + stall[oi]);  // one issue cycle plus the wait before it
+    if (d.is_barrier) w.chain += c * barrier_taken_share(k, k.program[i]) * barrier_release_cycles(k, k.program[i], d, a, warps_per_block);
     w.unit_busy[d.op_class] += c * d.issue_interval;
     w.unit_sm_scope[d.op_class] = d.sm_scope;
     const auto& s = k.program[i];
@@ -57,7 +79,10 @@ inline std::vector<std::pair<std::size_t, std::size_t>> barrier_phases(const Ker
   std::size_t first = 0;
   for (std::size_t oi = 0; oi < an.order.size(); ++oi) {
     auto i = an.order[oi];
-    if (desc[i].is_barrier && an.pcs[i].warp_exec > 0) { phases.push_back({first, oi + 1}); first = oi + 1; }
+    if (desc[i].is_barrier && an.pcs[i].warp_exec > 0 && barrier_taken_share(*an.kernel, an.kernel->program[i]) > 0) {
+      phases.push_back({first, oi + 1});
+      first = oi + 1;
+    }
   }
   if (first < an.order.size() || phases.empty()) phases.push_back({first, an.order.size()});
   return phases;
@@ -94,7 +119,7 @@ inline double phased_round_cycles(const KernelAnalysis& an, const std::vector<In
   const double cta_per_sp = std::max(1.0, std::ceil(warps_per_block / S));
   double alone = 0, issue = 0, unit = 0, mio_total = 0;
   for (auto [first, last] : phases) {
-    const WarpAverages w = warp_averages(an, desc, stall, tw, partial_cost, first, last);
+    const WarpAverages w = warp_averages(an, desc, stall, tw, partial_cost, first, last, a, warps_per_block);
     const ThroughputBounds b = throughput_bounds(w, a, cta_per_sp, warps_per_block);
     // The CTA's warps leave the barrier together and reach the phase's loads and stores
     // together: the last one waits for the others' L1/shared wavefronts, which the queueing
@@ -119,7 +144,7 @@ enum class Binding { pipe, mio, not_selected };
 // instructions by their share of that resource; then what barriers add, over the barriers.
 inline void attribute_round_stalls(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& stall,
                                    const std::vector<bool>& on_mem, double tw, double warps_round, double chain_w, double unphased_cycles,
-                                   RoundResult& r) {
+                                   const ArchTable& a, double warps_per_block, RoundResult& r) {
   const Kernel& k = *an.kernel;
   const bool ctrl = k.has_control_bits();
   r.pc_stalls.assign(k.program.size(), StallBreakdown{});
@@ -127,7 +152,7 @@ inline void attribute_round_stalls(const KernelAnalysis& an, const std::vector<I
   const double barrier_wait = std::max(0.0, r.cycles - std::max(unphased_cycles, chain_w));
   double barriers_executed = 0;
   for (auto i : an.order)
-    if (desc[i].is_barrier) barriers_executed += an.pcs[i].warp_exec / tw;
+    if (desc[i].is_barrier) barriers_executed += an.pcs[i].warp_exec / tw * barrier_taken_share(k, k.program[i]);
   double share_total = 0;
   // The busiest throughput resource takes the time beyond the chain: its queue.
   const double mio = r.bounds.shared_memory + r.bounds.l1;
@@ -148,11 +173,14 @@ inline void attribute_round_stalls(const KernelAnalysis& an, const std::vector<I
     auto& st = r.pc_stalls[i];
     double dep = c * stall[oi] * warps_round;
     if (on_mem[oi]) st.memory += dep; else if (ctrl) st.control += dep; else st.dependency += dep;
+    if (desc[i].is_barrier)  // on the chain
+      st.barrier += c * barrier_taken_share(k, k.program[i]) * barrier_release_cycles(k, k.program[i], desc[i], a, warps_per_block) * warps_round;
     if (share_total > 0) {
       double e = extra * warps_round * share(i) / share_total;
       if (which == Binding::pipe) st.pipe += e; else if (which == Binding::mio) st.mio += e; else st.not_selected += e;
     }
-    if (desc[i].is_barrier && barriers_executed > 0) st.barrier += barrier_wait * warps_round * c / barriers_executed;
+    if (desc[i].is_barrier && barriers_executed > 0)
+      st.barrier += barrier_wait * warps_round * c * barrier_taken_share(k, k.program[i]) / barriers_executed;
   }
 }
 
@@ -183,7 +211,7 @@ inline RoundResult bounds_round(const RoundModel& rm, const GpuSpec& g, const Oc
   std::vector<double> stall;
   std::vector<bool> on_mem;
   detail::static_stalls(an, *rm.desc, rm.latency, stall, on_mem);
-  detail::WarpAverages w = detail::warp_averages(an, *rm.desc, stall, tw, partial_cost, 0, an.order.size());
+  detail::WarpAverages w = detail::warp_averages(an, *rm.desc, stall, tw, partial_cost, 0, an.order.size(), a, o.warps_per_block);
   const detail::ThroughputBounds tb = detail::throughput_bounds(w, a, per_sp, warps_round);
   r.bounds.issue = tb.issue;
   r.bounds.functional_unit = tb.functional_unit;
@@ -203,7 +231,7 @@ inline RoundResult bounds_round(const RoundModel& rm, const GpuSpec& g, const Oc
   if (phases.size() > 1)
     r.cycles = std::max(r.cycles, detail::phased_round_cycles(an, *rm.desc, stall, tw, partial_cost, a, phases, o.warps_per_block, ctas));
   r.warp_instructions = w.instrs * warps_round;
-  detail::attribute_round_stalls(an, *rm.desc, stall, on_mem, tw, warps_round, w.chain, unphased, r);
+  detail::attribute_round_stalls(an, *rm.desc, stall, on_mem, tw, warps_round, w.chain, unphased, a, o.warps_per_block, r);
   return r;
 }
 

@@ -95,11 +95,19 @@ struct MioQueue {
   }
 };
 
-// Per CTA: warps still running and warps waiting at the barrier.
+// Per CTA: warps still running and warps waiting at the barrier. The barrier counts its
+// arrivals one at a time, `per_arrival` cycles each, and releases `latency` after the last is
+// counted (calibrate/microbench.cu bar_chain: 14 cycles for one warp, 28 for 8, 76 for 32).
 struct CtaBarriers {
   std::vector<int> live, arrived;
-  double latency = 0;  // from the last arrival to the release
+  std::vector<double> counted;  // when the last arrival so far is counted
+  double latency = 0, per_arrival = 0;
   bool complete(int c) const { return arrived[static_cast<std::size_t>(c)] >= live[static_cast<std::size_t>(c)]; }
+  void arrive(int c, double t) {
+    const auto i = static_cast<std::size_t>(c);
+    counted[i] = arrived[i] == 0 ? t : std::max(t, counted[i] + per_arrival);
+    ++arrived[i];
+  }
 };
 
 class SmSimulator {
@@ -147,6 +155,7 @@ class SmSimulator {
     partial_cost_ = store_partial_line_wavefronts(a);
     bar_.latency = a.classes.count("barrier") && a.classes.at("barrier").present && !a.classes.at("barrier").unsupported
                        ? a.classes.at("barrier").latency.value : assume::default_barrier_cycles;
+    bar_.per_arrival = a.mem("barrier_arrival_cycles");
   }
 
   RoundResult run() {
@@ -182,6 +191,7 @@ class SmSimulator {
       const auto& cta = an_.ctas[static_cast<std::size_t>(c) % an_.ctas.size()];
       bar_.live.push_back(0);
       bar_.arrived.push_back(0);
+      bar_.counted.push_back(0);
       for (auto w : cta) {
         Warp sw;
         sw.pos = k_.warps[w].begin;
@@ -276,7 +286,7 @@ class SmSimulator {
       w.at_barrier = true;
       not_before_[index_of(w)] = std::numeric_limits<double>::infinity();
       w.barrier_arrival = t;
-      ++bar_.arrived[static_cast<std::size_t>(w.cta)];
+      bar_.arrive(w.cta, t);
       if (bar_.complete(w.cta)) release_barrier(w.cta, t);
     }
     if ((op.exit && d.active_mask == 0xffffffffu) || w.pos >= w.end) {
@@ -296,7 +306,7 @@ class SmSimulator {
   }
 
   void release_barrier(int c, double t) {
-    double rel = t + bar_.latency;
+    const double rel = std::max(t, bar_.counted[static_cast<std::size_t>(c)]) + bar_.latency;
     for (auto& w : warps_)
       if (w.cta == c && w.at_barrier) {
         w.at_barrier = false;
