@@ -61,6 +61,12 @@ def test_measured_hopper_values():
     assert t["memory"]["const_l15_latency_cycles"]["value"] == 104
     assert t["memory"]["launch_latency_us"]["value"] < t["memory"]["launch_interval_us"]["value"] < t["memory"]["launch_overhead_us"]["value"]
     assert 0.84 <= t["memory"]["dram_max_utilization"]["value"] <= 0.9
+    # IMAD.WIDE.U32: 12-cycle steps with an IADD3 (4), 5.08 cycles per step at 32 warps per SM.
+    assert t["opcode_latency_cycles"]["IMAD.WIDE"]["value"] == pytest.approx(8.0)
+    assert t["opcode_issue_interval_cycles"]["IMAD.WIDE"]["value"] == pytest.approx(5.08, abs=0.01)
+    # CTA barrier: 13.95 cycles for one warp, 1.99 more per further warp (8 warps: 27.9).
+    assert t["classes"]["barrier"]["latency_cycles"]["value"] == pytest.approx(13.95)
+    assert t["memory"]["barrier_arrival_cycles"]["value"] == pytest.approx(1.99)
     lat = t["curves"]["dram_latency_vs_utilization"]
     assert lat["y"][0] == pytest.approx(t["memory"]["dram_latency_cycles"]["value"], rel=0.05)  # idle end = the plain chase
     for sec in ("classes", "memory", "cache", "tensor", "curves"):
