@@ -357,6 +357,47 @@ static std::string uneven_ctas_trace(int work) {
   return t.str();
 }
 
+// One warp running `steps` times a producer whose trace line names only its first register
+// (IMAD.WIDE R12 writes R12 and R13; LDS.128 R8 writes R8-R11), then a consumer of `use`.
+static std::string register_span_trace(const char* producer, const char* use, int steps) {
+  std::ostringstream t;
+  t << "-kernel name = spans\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 32\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = "
+    << 2 * steps + 1 << "\n";
+  for (int i = 0; i < steps; ++i) t << "0000 ffffffff " << producer << "\n0010 ffffffff 1 R20 FADD 2 " << use << " R21 0\n";
+  t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
+  return t.str();
+}
+
+TEST_CASE("traces: a register pair or quad named by its first register is written and read whole") {
+  // The tracer writes one destination for IMAD.WIDE.U32 and LDS.128 and one address register
+  // for LDG.E: a use of the second register must wait for the producer like a use of the first.
+  auto cycles = [](const char* producer, const char* use) {
+    Session s(load_trace_text(register_span_trace(producer, use, 200), "gpuperf_test_spans.traceg"));
+    return s.predict(GpuSpec::from_catalog(tables(), "h100")).kernels.at(0).cycles;
+  };
+  const char* wide = "1 R12 IMAD.WIDE.U32 2 R2 R3 0";
+  const double first = cycles(wide, "R12"), second = cycles(wide, "R13"), none = cycles(wide, "R30");
+  CHECK(second == doctest::Approx(first).epsilon(0.02));
+  // Independent, the loop runs at IMAD.WIDE's interval (5 cycles a step); dependent, at its
+  // latency of 8 and the FADD's issue.
+  CHECK(second > 1.6 * none);
+  const char* quad = "1 R8 LDS.128 1 R18 16 1 0x400 4";
+  CHECK(cycles(quad, "R11") == doctest::Approx(cycles(quad, "R8")).epsilon(0.02));
+  CHECK(cycles(quad, "R11") > 3 * cycles(quad, "R30"));
+  // The reader's lists, and the converter writing them back in the trace's own form.
+  Application app = load_trace_text(register_span_trace(wide, "R13", 1), "gpuperf_test_spans_ir.traceg");
+  const auto& k = app.kernels.at(0);
+  CHECK(k.program.at(0).dst == std::vector<std::uint16_t>{sass::make_reg(sass::RegKind::gpr, 12), sass::make_reg(sass::RegKind::gpr, 13)});
+  std::vector<std::uint16_t> dst = k.program.at(0).dst, src{sass::make_reg(sass::RegKind::gpr, 2), sass::make_reg(sass::RegKind::gpr, 3)};
+  sass::narrow_register_lists(sass::tokenize_opcode("IMAD.WIDE.U32"), dst, src);
+  CHECK(dst == std::vector<std::uint16_t>{sass::make_reg(sass::RegKind::gpr, 12)});
+  CHECK(src.size() == 2);  // IMAD.WIDE's sources are 32-bit: R2 and R3 stay two sources
+  std::vector<std::uint16_t> ldg_dst, ldg_src{sass::make_reg(sass::RegKind::gpr, 4)};
+  sass::widen_register_lists(sass::tokenize_opcode("LDG.E"), ldg_dst, ldg_src);
+  CHECK(ldg_src == std::vector<std::uint16_t>{sass::make_reg(sass::RegKind::gpr, 4), sass::make_reg(sass::RegKind::gpr, 5)});
+}
+
 TEST_CASE("physical floor: a simulated round never ends below the kernel's issue and unit bounds") {
   Session s(load_trace_text(uneven_ctas_trace(2000), "gpuperf_test_uneven_ctas.traceg"));
   auto k = s.predict(GpuSpec::from_catalog(tables(), "h100")).kernels.at(0);

@@ -508,6 +508,7 @@ class AccelSimKernelReader {
       };
       decode(dst_begin, dst_end, ndst, s.dst);
       decode(src_begin, cur.pos, nsrc, s.src);
+      sass::widen_register_lists(sass::tokenize_opcode(s.opcode), s.dst, s.src);
       if (segment_.size() <= si) segment_.resize(si + 1);
       segment_[si].assign(cur.line.data() + seg_begin, cur.pos - seg_begin);
     }

@@ -17,6 +17,7 @@
 
 #include "gpuperf/error.hpp"
 #include "gpuperf/sass/instruction.hpp"
+#include "gpuperf/sass/memory_ops.hpp"
 #include "gpuperf/trace/ir.hpp"
 
 namespace gpuperf {
@@ -176,6 +177,19 @@ inline void write_traceg(const Kernel& k, const std::string& path) {
     const auto &x = k.warps[a].cta, &y = k.warps[b].cta;
     return cta_rank[std::make_tuple(x.x, x.y, x.z)] < cta_rank[std::make_tuple(y.x, y.y, y.z)];
   });
+  // The trace format names a register pair or quad by its first register: the lists as read
+  // (sass::widen_register_lists) go back to that form, so reading the output widens them alike.
+  std::vector<std::string> regs_text(k.program.size());
+  for (std::size_t i = 0; i < k.program.size(); ++i) {
+    const auto& s = k.program[i];
+    std::vector<std::uint16_t> dst = s.dst, src = s.src;
+    sass::narrow_register_lists(sass::tokenize_opcode(s.opcode), dst, src);
+    std::string t = std::to_string(dst.size());
+    for (auto r : dst) t += " " + sass::reg_name(r);
+    t += " " + s.opcode + " " + std::to_string(src.size());
+    for (auto r : src) t += " " + sass::reg_name(r);
+    regs_text[i] = std::move(t);
+  }
   const Dim3* cur = nullptr;
   for (auto wi : order) {
     const auto& w = k.warps[wi];
@@ -189,11 +203,9 @@ inline void write_traceg(const Kernel& k, const std::string& path) {
       const auto& d = k.dyn[di];
       const auto& s = k.program[d.static_index];
       std::string l = lineinfo ? std::to_string(s.source_line) + " " : std::string();
-      std::snprintf(line, sizeof line, "%04llx %08x %zu", static_cast<unsigned long long>(s.pc), d.active_mask, s.dst.size());
+      std::snprintf(line, sizeof line, "%04llx %08x ", static_cast<unsigned long long>(s.pc), d.active_mask);
       l += line;
-      for (auto r : s.dst) l += " " + sass::reg_name(r);
-      l += " " + s.opcode + " " + std::to_string(s.src.size());
-      for (auto r : s.src) l += " " + sass::reg_name(r);
+      l += regs_text[d.static_index];
       if (d.mem_width) {
         // Width and mode 0 even with no active lane, so the width survives.
         l += " " + std::to_string(d.mem_width) + " 0";
