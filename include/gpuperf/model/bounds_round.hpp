@@ -39,15 +39,6 @@ inline double barrier_release_cycles(const Kernel& k, const StaticInstr& s, cons
   return std::max(0.0, release - gap);
 }
 
-// The share of a barrier's executions that wait for the release: those with their predicate
-// on (`@P0 BAR.SYNC` beside `@!P0 NOP` is a barrier only where P0 holds). Inputs without
-// predicated-on counts (no instruction of the kernel has any) count every execution.
-inline double barrier_taken_share(const Kernel& k, const StaticInstr& s) {
-  if (s.thread_executed == 0) return 1.0;
-  const bool counted = std::any_of(k.program.begin(), k.program.end(), [](const StaticInstr& x) { return x.pred_on_thread_executed > 0; });
-  return counted ? std::min(1.0, double(s.pred_on_thread_executed) / double(s.thread_executed)) : 1.0;
-}
-
 // The averages of the instructions at order indices [first, last). A CTA barrier holds the
 // warp until its release (barrier_release_cycles), on the chain like a latency.
 inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& stall, double tw,
@@ -61,7 +52,7 @@ inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<In
     if (c <= 0) continue;
     w.instrs += c;
     w.chain += c * (1 + stall[oi]);  // one issue cycle plus the wait before it
-    if (d.is_barrier) w.chain += c * barrier_taken_share(k, k.program[i]) * barrier_release_cycles(k, k.program[i], d, a, warps_per_block);
+    if (d.is_barrier) w.chain += c * an.pcs[i].pred_on_share * barrier_release_cycles(k, k.program[i], d, a, warps_per_block);
     w.unit_busy[d.op_class] += c * d.issue_interval;
     w.unit_sm_scope[d.op_class] = d.sm_scope;
     const auto& s = k.program[i];
@@ -79,7 +70,7 @@ inline std::vector<std::pair<std::size_t, std::size_t>> barrier_phases(const Ker
   std::size_t first = 0;
   for (std::size_t oi = 0; oi < an.order.size(); ++oi) {
     auto i = an.order[oi];
-    if (desc[i].is_barrier && an.pcs[i].warp_exec > 0 && barrier_taken_share(*an.kernel, an.kernel->program[i]) > 0) {
+    if (desc[i].is_barrier && an.pcs[i].warp_exec > 0 && an.pcs[i].pred_on_share > 0) {
       phases.push_back({first, oi + 1});
       first = oi + 1;
     }
@@ -152,7 +143,7 @@ inline void attribute_round_stalls(const KernelAnalysis& an, const std::vector<I
   const double barrier_wait = std::max(0.0, r.cycles - std::max(unphased_cycles, chain_w));
   double barriers_executed = 0;
   for (auto i : an.order)
-    if (desc[i].is_barrier) barriers_executed += an.pcs[i].warp_exec / tw * barrier_taken_share(k, k.program[i]);
+    if (desc[i].is_barrier) barriers_executed += an.pcs[i].warp_exec / tw * an.pcs[i].pred_on_share;
   double share_total = 0;
   // The busiest throughput resource takes the time beyond the chain: its queue.
   const double mio = r.bounds.shared_memory + r.bounds.l1;
@@ -174,13 +165,13 @@ inline void attribute_round_stalls(const KernelAnalysis& an, const std::vector<I
     double dep = c * stall[oi] * warps_round;
     if (on_mem[oi]) st.memory += dep; else if (ctrl) st.control += dep; else st.dependency += dep;
     if (desc[i].is_barrier)  // on the chain
-      st.barrier += c * barrier_taken_share(k, k.program[i]) * barrier_release_cycles(k, k.program[i], desc[i], a, warps_per_block) * warps_round;
+      st.barrier += c * an.pcs[i].pred_on_share * barrier_release_cycles(k, k.program[i], desc[i], a, warps_per_block) * warps_round;
     if (share_total > 0) {
       double e = extra * warps_round * share(i) / share_total;
       if (which == Binding::pipe) st.pipe += e; else if (which == Binding::mio) st.mio += e; else st.not_selected += e;
     }
     if (desc[i].is_barrier && barriers_executed > 0)
-      st.barrier += barrier_wait * warps_round * c * barrier_taken_share(k, k.program[i]) / barriers_executed;
+      st.barrier += barrier_wait * warps_round * c * an.pcs[i].pred_on_share / barriers_executed;
   }
 }
 

@@ -14,6 +14,9 @@ namespace gpuperf {
 struct PcStats {
   double warp_exec = 0;         // scaled to the full grid
   double thread_exec = 0;
+  // The share of its thread executions with the predicate on (`@P0 BAR.SYNC` beside `@!P0 NOP`
+  // is a barrier only where P0 holds); 1 where the input has no predicated-on counts.
+  double pred_on_share = 1;
   double requests = 0;          // memory requests (= warp executions of a memory op with active lanes)
   double sectors = 0;           // global: 32 B sectors requested
   double lines = 0;
