@@ -168,6 +168,9 @@ inline std::int64_t parse_int_token(std::string_view s, bool& ok) {
 }
 }  // namespace detail
 
+// Double-precision instructions read their register operands as pairs (DFMA R4, R6, R8, R10).
+inline bool reads_register_pairs(const OpcodeTokens& t) { return t.base.size() > 1 && t.base[0] == 'D' && t.base != "DEPBAR"; }
+
 // Registers that a 64/128-bit access or a .WIDE multiply covers beyond its base register.
 inline int register_span_for(const OpcodeTokens& t, bool is_dest) {
   if (is_dest) {
@@ -275,7 +278,7 @@ inline ParsedInstruction parse_instruction_text(std::string_view text) {
     seen_dst = ndst;  // a non-register first operand ends the destination list
     if (is_reg) {
       p.src.push_back(r);
-      if ((tok.base[0] == 'D' && reg_kind(r) == RegKind::gpr) || o.find(".64") != std::string_view::npos)
+      if ((reads_register_pairs(tok) && reg_kind(r) == RegKind::gpr) || o.find(".64") != std::string_view::npos)
         p.src.push_back(make_reg(reg_kind(r), reg_index(r) + 1));
     } else if (!zero && (tok.base == "BRA" || tok.base == "BRX" || tok.base == "CALL" || tok.base == "BSSY" ||
                           tok.base == "JMP")) {

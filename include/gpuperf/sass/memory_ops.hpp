@@ -74,54 +74,49 @@ inline MemoryTraits memory_traits(const OpcodeTokens& t) {
 
 // Traces name a register pair or quad by its first register only: IMAD.WIDE R12 writes R12 and
 // R13, LDS.128 R8 writes R8-R11, DADD reads and writes pairs, and LDG.E reads its 64-bit address
-// from a pair. Widens the trace's lists as the listing parser reads the text
-// (sass::parse_instruction_text): destinations by register_span_for, double-precision sources,
-// and the address register (the first source) of global and generic accesses with a 64-bit
-// address (.E); without it a use of the second register waits for nothing.
-inline void widen_register_lists(const OpcodeTokens& t, std::vector<std::uint16_t>& dst, std::vector<std::uint16_t>& src) {
-  auto widen = [](std::vector<std::uint16_t>& regs, std::size_t at, int span) {
-    const std::uint16_t r = regs[at];
-    const RegKind kind = reg_kind(r);
-    const unsigned last = kind == RegKind::gpr ? 254 : 62;  // R255 and UR63 are the zero registers
-    std::vector<std::uint16_t> more;
-    for (int k = 1; k < span && reg_index(r) + unsigned(k) <= last; ++k) more.push_back(make_reg(kind, reg_index(r) + unsigned(k)));
-    regs.insert(regs.begin() + static_cast<std::ptrdiff_t>(at) + 1, more.begin(), more.end());
-    return more.size();
-  };
+// from a pair. The listing parser (sass::parse_instruction_text) reads them whole from the text;
+// for a trace's lists, `at(list, i, span)` is called for each operand that starts a wider one:
+// destinations by register_span_for, double-precision sources, and the address register (the
+// first source) of global and generic accesses with a 64-bit address (.E). It returns how many
+// entries after i belong to that operand.
+template <class At>
+void for_each_wide_operand(const OpcodeTokens& t, std::vector<std::uint16_t>& dst, std::vector<std::uint16_t>& src, At&& at) {
   auto is_data_reg = [](std::uint16_t r) { return reg_kind(r) == RegKind::gpr || reg_kind(r) == RegKind::uniform; };
   const int span = register_span_for(t, true);
   if (span > 1)
     for (std::size_t i = 0; i < dst.size(); ++i)
-      if (is_data_reg(dst[i])) i += widen(dst, i, span);
-  if (t.base.size() > 1 && t.base[0] == 'D' && t.base != "DEPBAR")
+      if (is_data_reg(dst[i])) i += at(dst, i, span);
+  if (reads_register_pairs(t))
     for (std::size_t i = 0; i < src.size(); ++i)
-      if (reg_kind(src[i]) == RegKind::gpr) i += widen(src, i, 2);
+      if (reg_kind(src[i]) == RegKind::gpr) i += at(src, i, 2);
   const MemoryTraits m = memory_traits(t);
   if ((m.space == MemSpace::global || m.space == MemSpace::generic) && t.has("E"))
     for (std::size_t i = 0; i < src.size(); ++i)
-      if (reg_kind(src[i]) == RegKind::gpr) { widen(src, i, 2); break; }
+      if (reg_kind(src[i]) == RegKind::gpr) { at(src, i, 2); break; }
 }
 
-// The inverse, for writing a trace: each widened register list back to its first registers.
+// A trace's lists as the listing parser would read the instruction: without it a use of an
+// operand's second register waits for nothing.
+inline void widen_register_lists(const OpcodeTokens& t, std::vector<std::uint16_t>& dst, std::vector<std::uint16_t>& src) {
+  for_each_wide_operand(t, dst, src, [](std::vector<std::uint16_t>& regs, std::size_t i, int span) {
+    const std::uint16_t r = regs[i];
+    const unsigned last = reg_kind(r) == RegKind::gpr ? 254 : 62;  // R255 and UR63 are the zero registers
+    std::size_t added = 0;
+    for (int k = 1; k < span && reg_index(r) + unsigned(k) <= last; ++k, ++added)
+      regs.insert(regs.begin() + static_cast<std::ptrdiff_t>(i + added) + 1, make_reg(reg_kind(r), reg_index(r) + unsigned(k)));
+    return added;
+  });
+}
+
+// The inverse, for writing a trace: each widened operand back to its first register.
 inline void narrow_register_lists(const OpcodeTokens& t, std::vector<std::uint16_t>& dst, std::vector<std::uint16_t>& src) {
-  auto narrow = [](std::vector<std::uint16_t>& regs, std::size_t at, int span) {
-    const std::uint16_t r = regs[at];
+  for_each_wide_operand(t, dst, src, [](std::vector<std::uint16_t>& regs, std::size_t i, int span) {
+    const std::uint16_t r = regs[i];
     std::size_t n = 0;
-    while (n + 1 < static_cast<std::size_t>(span) && at + 1 + n < regs.size() && regs[at + 1 + n] == make_reg(reg_kind(r), reg_index(r) + unsigned(n) + 1)) ++n;
-    regs.erase(regs.begin() + static_cast<std::ptrdiff_t>(at) + 1, regs.begin() + static_cast<std::ptrdiff_t>(at + 1 + n));
-  };
-  auto is_data_reg = [](std::uint16_t r) { return reg_kind(r) == RegKind::gpr || reg_kind(r) == RegKind::uniform; };
-  const int span = register_span_for(t, true);
-  if (span > 1)
-    for (std::size_t i = 0; i < dst.size(); ++i)
-      if (is_data_reg(dst[i])) narrow(dst, i, span);
-  if (t.base.size() > 1 && t.base[0] == 'D' && t.base != "DEPBAR")
-    for (std::size_t i = 0; i < src.size(); ++i)
-      if (reg_kind(src[i]) == RegKind::gpr) narrow(src, i, 2);
-  const MemoryTraits m = memory_traits(t);
-  if ((m.space == MemSpace::global || m.space == MemSpace::generic) && t.has("E"))
-    for (std::size_t i = 0; i < src.size(); ++i)
-      if (reg_kind(src[i]) == RegKind::gpr) { narrow(src, i, 2); break; }
+    while (n + 1 < static_cast<std::size_t>(span) && i + 1 + n < regs.size() && regs[i + 1 + n] == make_reg(reg_kind(r), reg_index(r) + unsigned(n) + 1)) ++n;
+    regs.erase(regs.begin() + static_cast<std::ptrdiff_t>(i) + 1, regs.begin() + static_cast<std::ptrdiff_t>(i + 1 + n));
+    return std::size_t{0};
+  });
 }
 
 }  // namespace gpuperf::sass
