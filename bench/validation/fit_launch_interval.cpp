@@ -44,7 +44,7 @@
 namespace {
 
 struct Row {
-  std::string target, mode, suite;
+  std::string gpu, target, mode, suite;
   double sm = 0, throughput = 0, dram = 0, l2 = 0, floor = 0, measured = 0;
   double body = 0;  // with the chosen overlap exponent
 };
@@ -141,6 +141,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "gpuperf_fit: stdin line %d: bad mode, target or times\n", lineno);
       return 1;
     }
+    r.gpu = gpu;
     by_gpu[gpu].push_back(r);
   }
   // Per exponent group (a GPU, or the GPUs of one SM design): the exponents (simulation,
@@ -152,15 +153,12 @@ int main(int argc, char** argv) {
   json exponents = json::object();
   for (auto& [group, gpus] : members) {
     std::vector<Row> all;
-    std::vector<std::string> gpu_of;  // each row's GPU, for its own launch term
-    for (auto& gpu : gpus)
-      for (auto& r : by_gpu[gpu]) { all.push_back(r); gpu_of.push_back(gpu); }
+    for (auto& gpu : gpus) all.insert(all.end(), by_gpu[gpu].begin(), by_gpu[gpu].end());
     auto score = [&](double ps, double pb) {
-      std::map<std::pair<std::string, std::string>, std::vector<Row>> per_target;
-      for (std::size_t i = 0; i < all.size(); ++i) {
-        Row r = all[i];
+      std::map<std::pair<std::string, std::string>, std::vector<Row>> per_target;  // each GPU's own launch term
+      for (Row r : all) {
         r.body = body_us(r, r.mode == "simulation" ? ps : pb);
-        per_target[{gpu_of[i], r.target}].push_back(r);
+        per_target[{r.gpu, r.target}].push_back(r);
       }
       double sum = 0;
       std::size_t n = 0;
@@ -180,10 +178,9 @@ int main(int argc, char** argv) {
     for (auto& gpu : gpus)
       exponents[gpu] = {{"simulation", best_s}, {"bounds", best_b}, {"mean_abs_log_error", best}, {"mean_abs_log_error_without", without},
                         {"n", all.size()}, {"chosen_over", gpus}};
-    for (std::size_t i = 0; i < all.size(); ++i) {
-      Row r = all[i];
+    for (Row r : all) {
       r.body = body_us(r, r.mode == "simulation" ? best_s : best_b);
-      groups[{gpu_of[i], r.target}].push_back(r);
+      groups[{r.gpu, r.target}].push_back(r);
     }
   }
   json out = json::object();
