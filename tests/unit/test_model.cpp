@@ -937,6 +937,39 @@ TEST_CASE("counts-only input: after a barrier the CTA's warps reach their shared
   CHECK(r.cycles > 1.1 * std::max(r.bounds.latency, r.bounds.shared_memory));
 }
 
+TEST_CASE("counts-only input: code one warp of each CTA runs before a barrier is on the phase's path in full") {
+  // One CTA of 32 warps per H100 SM. Warp 0 of each CTA walks 5 dependent loads (the second
+  // level of a block reduction, a row shorter than the block) while the other 31 skip to the
+  // barrier and wait there for it: the phase takes warp 0's chain, not 1/32 of it.
+  const double ctas = 132, warps = ctas * 32;
+  auto make = [&](double walkers) {
+    std::vector<CountedLine> body = {{"S2R R0, SR_TID.X", warps}, {"ISETP.GE.AND P0, PT, R0, 0x20, PT", warps}, {"@P0 BRA 0x90", warps, 0x90}};
+    for (int i = 0; i < 5; ++i) body.push_back({"LDG.E R4, [R4.64]", walkers});
+    body.push_back({"STS [R0], R4", walkers});
+    body.push_back({"BAR.SYNC.DEFER_BLOCKING 0x0", warps});
+    body.push_back({"EXIT", warps});
+    auto k = counted_kernel("warp0_walk", 1024, static_cast<std::uint32_t>(ctas), 32, body);
+    for (int i = 3; i < 8; ++i) k->program[static_cast<std::size_t>(i)].global_sectors = static_cast<std::uint64_t>(walkers);
+    return k;
+  };
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  PredictOptions per_pc;
+  per_pc.per_pc = true;
+  const auto every_cta = Predictor(make(ctas)).predict(h100, per_pc);
+  double load = 0;
+  for (auto& row : every_cta.per_pc)
+    if (row.text.find("LDG") != std::string::npos) load = row.latency;
+  REQUIRE(load > 100);
+  // Five load latencies, one after the other (without the busiest warp, 1/32 of them).
+  CHECK(every_cta.cycles >= 5 * load);
+  CHECK(every_cta.cycles < 5 * load + 200);
+  // The average warp's chain holds 1/32 of the walk.
+  CHECK(every_cta.bounds.latency < 0.25 * every_cta.cycles);
+  // Run by one CTA of the grid only (a tail's boundary code), it is not every CTA's path.
+  const auto one_cta = Predictor(make(1)).predict(h100);
+  CHECK(one_cta.cycles < 0.2 * every_cta.cycles);
+}
+
 TEST_CASE("work imbalance: a loop one warp of 8192 runs is that warp's dependent path, not spread over the grid") {
   const double warps = 8192, iters = 10000;
   auto k = counted_kernel("one_warp_loop", 256, 1024 /* 8192 warps */, 16,

@@ -24,6 +24,7 @@ namespace detail {
 // Per-warp averages of one round's counts: what the bounds are computed from.
 struct WarpAverages {
   double instrs = 0, chain = 0, shared_wf = 0, l1_wf = 0;  // per warp
+  double busiest_chain = 0;  // the busiest warp of a CTA (busiest_warp_executions), where given
   std::map<std::string, double> unit_busy;                 // cycles per warp, by class
   std::map<std::string, bool> unit_sm_scope;
 };
@@ -42,7 +43,8 @@ inline double barrier_release_cycles(const Kernel& k, const StaticInstr& s, cons
 // The averages of the instructions at order indices [first, last). A CTA barrier holds the
 // warp until its release (barrier_release_cycles), on the chain like a latency.
 inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& stall, double tw,
-                                  double partial_cost, std::size_t first, std::size_t last, const ArchTable& a, double warps_per_block) {
+                                  double partial_cost, std::size_t first, std::size_t last, const ArchTable& a, double warps_per_block,
+                                  const std::vector<double>* busiest = nullptr) {
   const Kernel& k = *an.kernel;
   WarpAverages w;
   for (std::size_t oi = first; oi < last; ++oi) {
@@ -52,7 +54,9 @@ inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<In
     if (c <= 0) continue;
     w.instrs += c;
     w.chain += c * (1 + stall[oi]);  // one issue cycle plus the wait before it
-    if (d.is_barrier) w.chain += c * an.pcs[i].pred_on_share * barrier_release_cycles(k, k.program[i], d, a, warps_per_block);
+    const double release = d.is_barrier ? an.pcs[i].pred_on_share * barrier_release_cycles(k, k.program[i], d, a, warps_per_block) : 0.0;
+    w.chain += c * release;
+    if (busiest) w.busiest_chain += (*busiest)[oi] * (1 + stall[oi] + release);
     w.unit_busy[d.op_class] += c * d.issue_interval;
     w.unit_sm_scope[d.op_class] = d.sm_scope;
     const auto& s = k.program[i];
@@ -109,15 +113,16 @@ inline double phased_round_cycles(const KernelAnalysis& an, const std::vector<In
   const double S = std::max(1, a.sub_partitions);
   const double cta_per_sp = std::max(1.0, std::ceil(warps_per_block / S));
   double alone = 0, issue = 0, unit = 0, mio_total = 0;
+  const std::vector<double> busiest_execs = busiest_warp_executions(an, desc, warps_per_block);
   for (auto [first, last] : phases) {
-    const WarpAverages w = warp_averages(an, desc, stall, tw, partial_cost, first, last, a, warps_per_block);
+    const WarpAverages w = warp_averages(an, desc, stall, tw, partial_cost, first, last, a, warps_per_block, &busiest_execs);
     const ThroughputBounds b = throughput_bounds(w, a, cta_per_sp, warps_per_block);
     // The CTA's warps leave the barrier together and reach the phase's loads and stores
     // together: the last one waits for the others' L1/shared wavefronts, which the queueing
     // formula (arrivals spread over the chain) leaves out.
     const double mio = b.shared_memory + b.l1;
-    const double together = w.chain + mio * (warps_per_block - 1) / std::max(1.0, warps_per_block);
-    alone += std::max(queued_round_cycles(cta_per_sp, w.chain, std::max({b.issue, b.functional_unit, mio})), together);
+    const double together = w.busiest_chain + mio * (warps_per_block - 1) / std::max(1.0, warps_per_block);
+    alone += std::max(queued_round_cycles(cta_per_sp, w.busiest_chain, std::max({b.issue, b.functional_unit, mio})), together);
     issue += b.issue;
     unit += b.functional_unit;
     mio_total += mio;

@@ -9,6 +9,7 @@
 
 #include "gpuperf/arch/instr_desc.hpp"
 #include "gpuperf/model/kernel_analysis.hpp"
+#include "gpuperf/model/stalls.hpp"
 
 namespace gpuperf {
 
@@ -67,6 +68,59 @@ inline double busiest_warp_cycles(const KernelAnalysis& an, const std::vector<In
     extra += (execs / entering[static_cast<std::size_t>(h)] - execs / warps) * (1 + wait[j]);
   }
   return extra > 0 ? avg_chain + extra : 0;
+}
+
+// Executions of each program position (order index) by the busiest warp of a CTA, for the
+// chain of a barrier phase: the phase ends when its slowest warp arrives, so code that only
+// some warps of each CTA run (the second level of a block reduction, done by warp 0; the loads
+// of a row shorter than the block) is on that phase's path in full, not at the average warp's
+// share. Counts give no warp identities, so:
+// - Outside loops a warp runs an instruction once at most: the busiest warp runs it once when
+//   every CTA runs it at least once, else in the share of CTAs that do (a tail CTA's boundary
+//   code is not every CTA's path).
+// - In a loop that holds a CTA barrier every warp runs each trip, but conditional code in its
+//   body may be done by only some warps: at most once a trip, the same way.
+// - In a loop without a barrier, its entering warps' trips: the busiest count of the
+//   instruction before its head times the executions per entry (a natural loop entered
+//   from there; otherwise the average).
+// Never below the average warp's executions.
+inline std::vector<double> busiest_warp_executions(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, double warps_per_block) {
+  const std::size_t n = an.order.size();
+  std::vector<double> out(n, 0);
+  const double warps = std::max(1.0, an.total_warps);
+  const double ctas = std::max(1.0, warps / std::max(1.0, warps_per_block));
+  const detail::LoopSpans loops(an);
+  // Whether the innermost loop around each position holds an executed barrier.
+  std::vector<char> barrier_loop(n, 0);
+  for (std::size_t j = 0; j < n; ++j) {
+    if (loops.begin[j] < 0) continue;
+    for (int i = loops.begin[j]; i <= loops.end[j] && !barrier_loop[j]; ++i) {
+      const auto p = an.order[static_cast<std::size_t>(i)];
+      barrier_loop[j] = desc[p].is_barrier && an.pcs[p].warp_exec > 0;
+    }
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    const double e = an.pcs[an.order[j]].warp_exec;
+    const double avg = e / warps;
+    if (e <= 0) continue;
+    const int h = loops.begin[j];
+    double busiest = avg;
+    if (h < 0) {
+      busiest = std::min(1.0, e / ctas);
+    } else if (barrier_loop[j]) {
+      const double trips = an.pcs[an.order[static_cast<std::size_t>(h)]].warp_exec / warps;
+      busiest = std::min(trips, e / ctas);
+    } else if (h > 0) {
+      const auto before = an.order[static_cast<std::size_t>(h - 1)];
+      const double entries = an.pcs[before].warp_exec;
+      bool natural = !(desc[before].transfers_control && !an.kernel->program[before].predicated) && entries > 0;
+      const double head_execs = an.pcs[an.order[static_cast<std::size_t>(h)]].warp_exec;
+      for (int i = h + 1; i <= loops.end[j] && natural; ++i) natural = an.pcs[an.order[static_cast<std::size_t>(i)]].warp_exec <= head_execs;
+      if (natural) busiest = out[static_cast<std::size_t>(h - 1)] * e / entries;
+    }
+    out[j] = std::max(avg, busiest);
+  }
+  return out;
 }
 
 }  // namespace gpuperf
