@@ -461,7 +461,8 @@ def to_table(results, meta, arch):
     if val("cta.dispatch_cycles_per_sm_t32_one_resident") is not None:
         put("memory", "cta_turnaround_cycles", val("cta.dispatch_cycles_per_sm_t32_one_resident"),
             note="one CTA resident per SM (dynamic shared memory fills it): SM cycles between one CTA's start and the next's, empty CTAs; "
-                 "reference: the model adds no turnaround per round (tried, no gain on the validation corpus' train part)")
+                 "the model adds it between an SM's CTAs where one is resident at a time (with more, the others run through "
+                 "the gap); added to every round it had not helped the validation corpus' train part")
     # L1 request rates (group lsu): a store request over 32 lines, writing 4 B of each, holds the
     # SM's L1 twice as long as a load over 32 lines (one cycle per line). Across the GPU, L2 takes
     # stores one line-write at a time: 4, 8 or 32 lines per request, whole or partial sectors, all

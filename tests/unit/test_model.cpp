@@ -600,7 +600,7 @@ TEST_CASE("waves: rounds on the busiest SM, the tail, and the scale from a round
   CHECK(w.tail == 7);
   CHECK(w.has_tail());
   CHECK(w.round_ctas() == 8);
-  CHECK(sm_cycles(w, 1000, 300) == 75 * 1000 + 300);
+  CHECK(sm_cycles(w, 1000, 300, 285) == 75 * 1000 + 300);  // 8 resident: no gap between CTAs
   CHECK(grid_scale(w) == doctest::Approx(65536.0 * 600 / 607 / 8));
   // 20 CTAs on 108 SMs: one partial round of one CTA, no tail round.
   Waves s = place_rounds(20, 108, 8);
@@ -608,7 +608,12 @@ TEST_CASE("waves: rounds on the busiest SM, the tail, and the scale from a round
   CHECK(s.full == 0);
   CHECK_FALSE(s.has_tail());
   CHECK(s.round_ctas() == 1);
-  CHECK(sm_cycles(s, 500, 0) == 500);
+  CHECK(sm_cycles(s, 500, 0, 285) == 500);
+  // One resident CTA per SM: 660 CTAs on 132 SMs are 5 rounds with 4 gaps between them.
+  Waves one = place_rounds(660, 132, 1);
+  CHECK(one.full == 5);
+  CHECK(sm_cycles(one, 1000, 0, 285) == 5 * 1000 + 4 * 285);
+  CHECK(sm_cycles(one, 1000, 0, 0) == 5 * 1000);
   CHECK(grid_scale(s) == 20);
   // A round's bounds scale by the rounds the SM runs; the kernel-wide ones are set apart.
   Bounds b;
@@ -935,6 +940,23 @@ TEST_CASE("counts-only input: after a barrier the CTA's warps reach their shared
   const double chain = r.bounds.latency / phases;
   CHECK(r.cycles >= phases * (chain + burst * 31 / 32) * 0.999);
   CHECK(r.cycles > 1.1 * std::max(r.bounds.latency, r.bounds.shared_memory));
+}
+
+TEST_CASE("one resident CTA per SM: the next CTA starts the measured turnaround after the last exits") {
+  // 1024-thread CTAs of 64 registers: one per H100 SM. A chain of FFMAs, no memory: each round
+  // takes the same cycles, and 5 CTAs per SM add 4 turnarounds (sm_90: 285.62 cycles, the
+  // calibration group `cta`).
+  const auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  const double turnaround = h100.arch_table().mem("cta_turnaround_cycles");
+  CHECK(turnaround == doctest::Approx(285.62));
+  auto make = [](double ctas) {
+    const double warps = ctas * 32;
+    return counted_kernel("ffma_chain", 1024, static_cast<std::uint32_t>(ctas), 64,
+                          {{"FFMA R2, R2, R2, R2", warps * 200}, {"@P0 BRA 0x0", warps * 200, 0x0}, {"EXIT", warps}});
+  };
+  const auto one = Predictor(make(132)).predict(h100), five = Predictor(make(5 * 132)).predict(h100);
+  REQUIRE(one.occupancy.blocks_per_sm == 1);
+  CHECK(five.cycles == doctest::Approx(5 * one.cycles + 4 * turnaround).epsilon(1e-6));
 }
 
 TEST_CASE("counts-only input: code one warp of each CTA runs before a barrier is on the phase's path in full") {

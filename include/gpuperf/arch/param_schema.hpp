@@ -76,7 +76,9 @@ inline const std::vector<ParamSpec>& param_schema() {
       {S::memory, "dram_saturated_latency_cycles", "SM cycles", 100, 20000, U::reference},
       {S::memory, "l1_bytes_per_cycle", "bytes per SM cycle", 8, 1024, U::reference},
       {S::memory, "shared_bytes_per_cycle", "bytes per SM cycle", 8, 1024, U::reference},
-      {S::memory, "cta_turnaround_cycles", "SM cycles", 1, 10000, U::reference},
+      {S::memory, "cta_turnaround_cycles", "SM cycles from a CTA's exit to the next CTA's start on an SM that holds one", 0, 10000,
+       U::defaulted, 0,
+       "not modelled without a measurement: 0 starts an SM's next CTA the moment its only resident one exits (measured 285 on sm_90 only)"},
       {S::memory, "l2_store_sector_rate_fraction", "of the L2 read rate in sectors", 0.05, 1, U::reference},
       {S::memory, "dram_random_sectors_per_ns", "sectors per ns", 1, 10000, U::reference},
       // Arch table: cache geometry.
