@@ -942,6 +942,61 @@ TEST_CASE("counts-only input: after a barrier the CTA's warps reach their shared
   CHECK(r.cycles > 1.1 * std::max(r.bounds.latency, r.bounds.shared_memory));
 }
 
+TEST_CASE("counts-only input: two loads of one sector issued together wait for one fetch, not for half a hit each") {
+  // Each thread walks a list of two-field nodes (8 B: one sector): it loads both fields, adds
+  // them, and the sum is the next node's address. The profile's L1 hit rate is 50 %: every
+  // second field's load finds the sector the first brought in. Both wait for that one fetch,
+  // so the step waits a miss, not half a miss. With the second field 64 B away (another sector)
+  // nothing is shared and each load keeps the profile's rate.
+  const double warps = 132 * 8, steps = 200;
+  auto make = [&](const char* second) {
+    auto k = counted_kernel("node_walk", 256, 132, 32,
+                            {{"LDG.E R4, [R2.64]", warps * steps}, {second, warps * steps}, {"IADD3 R2, R4, R5, RZ", warps * steps},
+                             {"@P0 BRA 0x0", warps * steps, 0x0}, {"EXIT", warps}});
+    // One sector a request (a line of 32 lanes' nodes would wait unless all its lines hit).
+    for (int i = 0; i < 2; ++i) k->program[static_cast<std::size_t>(i)].global_sectors = static_cast<std::uint64_t>(warps * steps);
+    const double sectors = 2 * warps * steps;
+    ProfiledTraffic& t = k->profiled_traffic;
+    t.present = true;
+    t.gpu = "NVIDIA H100 80GB HBM3";
+    t.l2_bytes = 50.0 * 1024 * 1024;
+    t.l1_load_sectors = sectors;
+    t.l1_load_hit_sectors = 0.5 * sectors;
+    t.l2_read_sectors = 0.5 * sectors;
+    t.l2_read_hit_sectors = 0.5 * sectors;
+    return k;
+  };
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  PredictOptions per_pc;
+  per_pc.per_pc = true;
+  auto load_latency = [&](const std::shared_ptr<Kernel>& k) {
+    double lat = 0;
+    for (auto& row : Predictor(k).predict(h100, per_pc).per_pc)
+      if (row.text.find("LDG") != std::string::npos) lat = std::max(lat, row.latency);
+    return lat;
+  };
+  const double together = load_latency(make("LDG.E R5, [R2.64+0x4]")), apart = load_latency(make("LDG.E R5, [R2.64+0x40]"));
+  // Apart: half L1 hits, half misses. Together: each load waits the miss (the L1 hit latency
+  // plus the miss's share scaled to one): about twice the half-miss excess over a hit.
+  CHECK(together - h100.l1_hit_latency == doctest::Approx(2 * (apart - h100.l1_hit_latency)).epsilon(0.02));
+  // A use of the first load's result between the two ends the group: the warp waited there.
+  const double used_between = load_latency([&] {
+    auto k = make("LDG.E R5, [R2.64+0x4]");
+    k->program.insert(k->program.begin() + 1, sass::static_instr_from_text(0, "IADD3 R6, R4, 0x1, RZ"));
+    for (std::size_t i = 0; i < k->program.size(); ++i) {
+      k->program[i].pc = 16 * i;
+      k->program[i].counts_known = true;
+      if (i == 1) {
+        k->program[i].warp_executed = static_cast<std::uint64_t>(warps * steps);
+        k->program[i].thread_executed = 32 * k->program[i].warp_executed;
+      }
+    }
+    k->program[4].branch_target = 0x0;
+    return k;
+  }());
+  CHECK(used_between == doctest::Approx(apart).epsilon(1e-6));
+}
+
 TEST_CASE("one resident CTA per SM: the next CTA starts the measured turnaround after the last exits") {
   // 1024-thread CTAs of 64 registers: one per H100 SM. A chain of FFMAs, no memory: each round
   // takes the same cycles, and 5 CTAs per SM add 4 turnarounds (sm_90: 285.62 cycles, the

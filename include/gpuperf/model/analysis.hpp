@@ -132,6 +132,56 @@ inline void load_groups(const Kernel& k, KernelAnalysis& a) {
 
 }
 
+// Count-only inputs: loads of one sector that a warp issues one after another before it uses
+// any of their results (the fields of a struct, an unrolled row of a table: the same base
+// register, offsets within 32 bytes, as often executed). They wait for one fetch: where the
+// sector misses, the first load misses and the others find it in flight, so a profile's
+// kernel-wide hit rate (the others' hits in it) must not give each of them a mostly-hit
+// latency. A group ends at a control transfer or a branch target, a write of the base, or a
+// use of a member's result.
+inline void sector_issue_groups(const Kernel& k, KernelAnalysis& a) {
+  const std::size_t n = a.order.size();
+  std::unordered_set<std::uint64_t> targets;
+  for (const auto& s : k.program)
+    if (s.branch_target) targets.insert(*s.branch_target);
+  auto is_load = [&](const StaticInstr& s) {
+    return s.mem_op == MemOp::load && (s.space == MemSpace::global || s.space == MemSpace::generic) && !s.mem_base.empty();
+  };
+  auto ends_group = [&](const StaticInstr& s) {
+    static const char* const stops[] = {"BRA", "BRX", "JMP", "JMX", "EXIT", "RET", "CALL", "BAR", "BSYNC", "WARPSYNC", "YIELD"};
+    for (const char* op : stops)
+      if (s.opcode.rfind(op, 0) == 0) return true;
+    return false;
+  };
+  auto bytes = [](const StaticInstr& s) { return std::int64_t(std::max(1u, s.access_bits / 8)); };
+  std::vector<bool> grouped(n, false);
+  for (std::size_t p = 0; p < n; ++p) {
+    const auto& lead = k.program[a.order[p]];
+    if (grouped[p] || !is_load(lead) || a.pcs[a.order[p]].warp_exec <= 0) continue;
+    std::vector<std::size_t> members{p};
+    std::unordered_set<std::uint16_t> results(lead.dst.begin(), lead.dst.end());
+    std::int64_t lo = lead.mem_offset, hi = lead.mem_offset + bytes(lead);
+    for (std::size_t q = p + 1; q < n && q < p + 32; ++q) {
+      const auto& s = k.program[a.order[q]];
+      if (targets.count(s.pc) || ends_group(s)) break;
+      if (std::any_of(s.src.begin(), s.src.end(), [&](std::uint16_t r) { return results.count(r) > 0; })) break;
+      if (std::any_of(s.dst.begin(), s.dst.end(), [&](std::uint16_t r) { return std::count(lead.mem_base.begin(), lead.mem_base.end(), r) > 0; })) break;
+      const double e = a.pcs[a.order[q]].warp_exec, e0 = a.pcs[a.order[p]].warp_exec;
+      if (!grouped[q] && is_load(s) && s.mem_base == lead.mem_base && s.space == lead.space && std::abs(e - e0) <= 1e-3 * e0 &&
+          std::max(hi, s.mem_offset + bytes(s)) - std::min(lo, s.mem_offset) <= 32) {
+        members.push_back(q);
+        lo = std::min(lo, s.mem_offset);
+        hi = std::max(hi, s.mem_offset + bytes(s));
+        results.insert(s.dst.begin(), s.dst.end());
+      }
+    }
+    for (auto m : members) {
+      grouped[m] = true;
+      a.pcs[a.order[m]].sector_issue_group = static_cast<double>(members.size());
+    }
+  }
+}
+
 // Count-only inputs: which loads read an address that every thread of a CTA shares (a search
 // loop's `CDF[x]`, an n-body step's `p[j]`). A value varies within the CTA if the instruction
 // that writes it reads the thread index (S2R of anything but the CTA's own id and counts),

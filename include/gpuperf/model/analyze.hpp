@@ -26,6 +26,7 @@ GPUPERF_FUNC KernelAnalysis analyze(std::shared_ptr<const Kernel> kp) {
     detail::profile_addresses(k, a);
   } else {
     detail::load_groups(k, a);
+    detail::sector_issue_groups(k, a);
     detail::cta_uniform_addresses(k, a);
     detail::profiled_atomics(k, a);
   }

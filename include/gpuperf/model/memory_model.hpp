@@ -78,9 +78,15 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     // latency_kernels.cu: 16 warps walking one array take as long per step as one warp). The
     // counts must agree: one address per request is one sector, and more than one lane per
     // execution (a load run by a single thread, a serial loop in thread 0, has no siblings).
+    // The loads of one sector a warp issues together (sector_issue_groups) wait for one fetch
+    // the same way: each of the group's misses is found in flight by the others. The rates are
+    // the kernel's, so a group whose own data hit more than the kernel's other loads (a small
+    // vector beside a streamed matrix: HeCBench mv_dense, 1.2x -> 2x slow) is charged their misses.
+    double sharing = std::max(1.0, p.sector_issue_group);
     if (p.cta_uniform_address && !is_store && !is_atomic && o.warps_per_block > 1 && p.requests > 0 && p.sectors <= p.requests * 1.001 &&
         p.thread_exec >= 2 * p.warp_exec)
-      m.h1_in_flight = std::min(m.h1, (o.warps_per_block - 1) * (1 - m.h1));
+      sharing *= o.warps_per_block;
+    if (!is_store && !is_atomic && sharing > 1) m.h1_in_flight = std::min(m.h1, (sharing - 1) * (1 - m.h1));
   } else {
     assumed = true;
     if (is_store || is_atomic) { m.h1 = 0; m.h2 = warm_fraction; }
