@@ -147,11 +147,12 @@ inline void sector_issue_groups(const Kernel& k, KernelAnalysis& a) {
   auto is_load = [&](const StaticInstr& s) {
     return s.mem_op == MemOp::load && (s.space == MemSpace::global || s.space == MemSpace::generic) && !s.mem_base.empty();
   };
+  // Control leaves (sass::transfers_control), or the warp may wait for other threads or a call
+  // between the loads (a CTA barrier, a reconvergence point, a call).
   auto ends_group = [&](const StaticInstr& s) {
-    static const char* const stops[] = {"BRA", "BRX", "JMP", "JMX", "EXIT", "RET", "CALL", "BAR", "BSYNC", "WARPSYNC", "YIELD"};
-    for (const char* op : stops)
-      if (s.opcode.rfind(op, 0) == 0) return true;
-    return false;
+    const std::string_view base = std::string_view(s.opcode).substr(0, s.opcode.find('.'));
+    return sass::transfers_control(base) || base == "BAR" || base == "BARRIER" || base == "CALL" || base == "BSYNC" || base == "WARPSYNC" ||
+           base == "YIELD";
   };
   auto bytes = [](const StaticInstr& s) { return std::int64_t(std::max(1u, s.access_bits / 8)); };
   std::vector<bool> grouped(n, false);
