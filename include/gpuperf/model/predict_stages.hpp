@@ -157,7 +157,7 @@ struct KernelTime {
 inline KernelTime kernel_time(const Bounds& round_bounds, double full_cycles, double tail_cycles, const Waves& w, double warps_per_cta,
                               const MemoryStats& ms, const AtomicProfile& atomics, const GpuSpec& g, bool sim, Target target) {
   KernelTime t;
-  const double rounds_cycles = sm_cycles(w, full_cycles, tail_cycles, g.arch_table().mem("cta_turnaround_cycles"));
+  const double rounds_cycles = sm_cycles(w, full_cycles, tail_cycles, g.cta_turnaround_cycles);
   const double dram_gbs = g.dram_bandwidth_gbs * g.dram_efficiency;
   t.bounds = kernel_scale(round_bounds, rounds_cycles, full_cycles);
   t.bounds.cta_dispatch = cta_dispatch_cycles(g, w.grid, warps_per_cta);
