@@ -27,6 +27,21 @@ inline std::vector<int> outermost_loop_heads(const KernelAnalysis& an) {
   return head;
 }
 
+// The warps entering the loop whose positions run from its head `h` while `in_loop(i)` holds:
+// the executions of the instruction before the head. 0 where unknown: a loop at the kernel's
+// entry, one reached after an unconditional jump, or a span that other paths enter (something
+// in it runs more often than its head, which in a natural loop dominates its body).
+template <class InLoop>
+double loop_entries(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, int h, InLoop in_loop) {
+  if (h <= 0) return 0;
+  const std::size_t before = an.order[static_cast<std::size_t>(h - 1)];
+  if (!an.kernel->program[before].predicated && desc[before].transfers_control) return 0;
+  const double head_execs = an.pcs[an.order[static_cast<std::size_t>(h)]].warp_exec;
+  for (std::size_t i = static_cast<std::size_t>(h) + 1; i < an.order.size() && in_loop(i); ++i)
+    if (an.pcs[an.order[i]].warp_exec > head_execs) return 0;
+  return std::max(0.0, an.pcs[before].warp_exec);
+}
+
 }  // namespace detail
 
 // Cycles of the busiest warp's dependent path: the average warp's chain plus, for each loop
@@ -50,14 +65,7 @@ inline double busiest_warp_cycles(const KernelAnalysis& an, const std::vector<In
   for (std::size_t j = 0; j < an.order.size(); ++j) {
     const int h = head[j];
     if (h <= 0 || h != static_cast<int>(j)) continue;  // not a head, or a loop at the kernel's entry (every warp enters)
-    const std::size_t before = an.order[static_cast<std::size_t>(h - 1)];
-    // After an unconditional jump the loop is entered from elsewhere: entries unknown.
-    if (!an.kernel->program[before].predicated && desc[before].transfers_control) continue;
-    const double head_execs = an.pcs[an.order[j]].warp_exec;
-    bool natural = true;
-    for (std::size_t i = j + 1; i < an.order.size() && head[i] == h && natural; ++i) natural = an.pcs[an.order[i]].warp_exec <= head_execs;
-    if (!natural) continue;  // entered from elsewhere too: entries unknown
-    const double n = an.pcs[before].warp_exec;
+    const double n = detail::loop_entries(an, desc, h, [&](std::size_t i) { return head[i] == h; });
     if (n > 0 && n < warps) entering[j] = n;
   }
   double extra = 0;
@@ -90,33 +98,29 @@ inline std::vector<double> busiest_warp_executions(const KernelAnalysis& an, con
   const double warps = std::max(1.0, an.total_warps);
   const double ctas = std::max(1.0, warps / std::max(1.0, warps_per_block));
   const detail::LoopSpans loops(an);
-  // Whether the innermost loop around each position holds an executed barrier.
-  std::vector<char> barrier_loop(n, 0);
-  for (std::size_t j = 0; j < n; ++j) {
-    if (loops.begin[j] < 0) continue;
-    for (int i = loops.begin[j]; i <= loops.end[j] && !barrier_loop[j]; ++i) {
-      const auto p = an.order[static_cast<std::size_t>(i)];
-      barrier_loop[j] = desc[p].is_barrier && an.pcs[p].warp_exec > 0;
-    }
+  // Executed CTA barriers before each position, to tell the loops that hold one.
+  std::vector<int> barriers_before(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto p = an.order[i];
+    barriers_before[i + 1] = barriers_before[i] + (desc[p].is_barrier && an.pcs[p].warp_exec > 0 ? 1 : 0);
   }
+  // Each barrier-free loop's entries, by the position of its backward branch (-1: not yet known).
+  std::vector<double> entries_of(n, -1);
   for (std::size_t j = 0; j < n; ++j) {
     const double e = an.pcs[an.order[j]].warp_exec;
     const double avg = e / warps;
     if (e <= 0) continue;
-    const int h = loops.begin[j];
+    const int h = loops.begin[j], end = loops.end[j];
     double busiest = avg;
     if (h < 0) {
       busiest = std::min(1.0, e / ctas);
-    } else if (barrier_loop[j]) {
+    } else if (barriers_before[static_cast<std::size_t>(end) + 1] > barriers_before[static_cast<std::size_t>(h)]) {
       const double trips = an.pcs[an.order[static_cast<std::size_t>(h)]].warp_exec / warps;
       busiest = std::min(trips, e / ctas);
     } else if (h > 0) {
-      const auto before = an.order[static_cast<std::size_t>(h - 1)];
-      const double entries = an.pcs[before].warp_exec;
-      bool natural = !(desc[before].transfers_control && !an.kernel->program[before].predicated) && entries > 0;
-      const double head_execs = an.pcs[an.order[static_cast<std::size_t>(h)]].warp_exec;
-      for (int i = h + 1; i <= loops.end[j] && natural; ++i) natural = an.pcs[an.order[static_cast<std::size_t>(i)]].warp_exec <= head_execs;
-      if (natural) busiest = out[static_cast<std::size_t>(h - 1)] * e / entries;
+      double& entries = entries_of[static_cast<std::size_t>(end)];
+      if (entries < 0) entries = detail::loop_entries(an, desc, h, [&](std::size_t i) { return static_cast<int>(i) <= end; });
+      if (entries > 0) busiest = out[static_cast<std::size_t>(h - 1)] * e / entries;
     }
     out[j] = std::max(avg, busiest);
   }
