@@ -107,7 +107,7 @@ class AddressProfiler {
 
   bool saw_addresses() const { return saw_addresses_; }
 
-  // The per-PC counts and profiles (counts scaled by a.scale), the atomics' profile and the
+  // The per-PC counts and profiles (counts scaled by each PC's grid_scale), the atomics' profile and the
   // per-instruction costs, into `a`.
   void finish(KernelAnalysis& a) const {
     a.dyn_wavefronts = dyn_wavefronts_;
@@ -127,12 +127,12 @@ class AddressProfiler {
       p.has_profile = q.has_profile;
       const auto& c = sums_[i];
       if (c.requests == 0) continue;
-      p.requests = c.requests * a.scale;
-      p.sectors = c.sectors * a.scale;
-      p.lines = c.lines * a.scale;
-      p.wavefronts = c.wavefronts * a.scale;
-      p.partial_store_sectors = c.partial_sectors * a.scale;
-      p.partial_store_lines = c.partial_lines * a.scale;
+      p.requests = c.requests * p.grid_scale;
+      p.sectors = c.sectors * p.grid_scale;
+      p.lines = c.lines * p.grid_scale;
+      p.wavefronts = c.wavefronts * p.grid_scale;
+      p.partial_store_sectors = c.partial_sectors * p.grid_scale;
+      p.partial_store_lines = c.partial_lines * p.grid_scale;
     }
     finish_atomics(a);
   }
@@ -227,9 +227,9 @@ class AddressProfiler {
     const double disjoint =
         per_cta_distinct_ > mean_cta ? std::clamp((distinct - mean_cta) / (per_cta_distinct_ - mean_cta), 0.0, 1.0) : 0.0;
     const double grow = 1 + disjoint * (a.scale - 1);
-    a.atomics.ops_int = atomic_ints_ * a.scale;
-    a.atomics.ops_float = atomic_floats_ * a.scale;
-    a.atomics.updates = atomic_updates_ * a.scale;
+    a.atomics.ops_int = atomic_ints_ * a.atomic_scale;
+    a.atomics.ops_float = atomic_floats_ * a.atomic_scale;
+    a.atomics.updates = atomic_updates_ * a.atomic_scale;
     a.atomics.effective_words = atomic_updates_ * atomic_updates_ / sum_sq * grow;
     // The grid's lines grow with it, but no further than the traced words' address extent,
     // grown alike, can hold: 16 traced per-CTA counters side by side share one line, and the
@@ -237,7 +237,7 @@ class AddressProfiler {
     const double traced_lines = line_sum * line_sum / line_sum_sq;
     const double extent_lines = static_cast<double>(highest_word_ - lowest_word_ + 1) * 4 * grow / 128;
     a.atomics.effective_lines = std::min(traced_lines * grow, std::max(traced_lines, extent_lines));
-    a.atomics.hot_updates = hot * a.scale / grow;
+    a.atomics.hot_updates = hot * a.atomic_scale / grow;
   }
 
   // The reuse profile of `warps` interleaved (L1: one CTA's; L2: the window's, whose stores'

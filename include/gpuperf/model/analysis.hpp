@@ -47,15 +47,16 @@ inline void program_order_and_loops(const Kernel& k, KernelAnalysis& a) {
   }
 }
 
-// Per-PC executions and memory counts from the input's counts, scaled to the grid.
+// Per-PC executions and memory counts from the input's counts, scaled to the grid (each PC's
+// grid_scale: weigh_sampled_ctas runs first).
 inline void static_counts(const Kernel& k, KernelAnalysis& a) {
   // Inputs without predicated-on counts have none for any instruction.
   const bool pred_on_counted = std::any_of(k.program.begin(), k.program.end(), [](const StaticInstr& x) { return x.pred_on_thread_executed > 0; });
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
     auto& p = a.pcs[i];
-    p.warp_exec = static_cast<double>(s.warp_executed) * a.scale;
-    p.thread_exec = static_cast<double>(s.thread_executed) * a.scale;
+    p.warp_exec = static_cast<double>(s.warp_executed) * p.grid_scale;
+    p.thread_exec = static_cast<double>(s.thread_executed) * p.grid_scale;
     if (pred_on_counted && s.thread_executed > 0)
       p.pred_on_share = std::min(1.0, static_cast<double>(s.pred_on_thread_executed) / static_cast<double>(s.thread_executed));
     if (!a.dynamic && !s.counts_known) {  // static listing alone: once per warp

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "gpuperf/model/analysis.hpp"
+#include "gpuperf/model/sampled_ctas.hpp"
 
 namespace gpuperf {
 
@@ -20,9 +21,10 @@ GPUPERF_FUNC KernelAnalysis analyze(std::shared_ptr<const Kernel> kp) {
   a.total_warps = grid * k.launch.warps_per_cta();
   a.scale = (a.dynamic || k.representative_cta) && k.traced_ctas ? grid / static_cast<double>(k.traced_ctas) : 1.0;
   detail::program_order_and_loops(k, a);
+  if (a.dynamic) detail::group_ctas(k, a);
+  detail::weigh_sampled_ctas(k, a);
   detail::static_counts(k, a);
   if (a.dynamic) {
-    detail::group_ctas(k, a);
     detail::profile_addresses(k, a);
   } else {
     detail::load_groups(k, a);

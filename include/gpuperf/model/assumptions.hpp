@@ -35,6 +35,13 @@ inline constexpr int register_walk_limit = 64;
 // table has one). Estimated.
 inline constexpr double default_barrier_cycles = 20.0;
 
+// --- Sampled traces
+// A traced CTA whose warp instructions are within this factor of the median traced CTA's is
+// typical: it stands for the untraced CTAs, and full rounds replay it. Estimated, not fitted:
+// wide enough for a grid's ordinary spread (tail lanes, data-dependent trips of a few percent),
+// narrow enough to set apart a CTA that also runs a serial pass or holds a graph's frontier.
+inline constexpr double typical_cta_band = 1.25;
+
 // --- Report only (no effect on the predicted time)
 // A latency-bound kernel below this occupancy is reported as occupancy-bound. Estimated.
 inline constexpr double low_occupancy = 0.5;

@@ -12,6 +12,9 @@
 namespace gpuperf {
 
 struct PcStats {
+  // Grid executions per traced execution of this PC: KernelAnalysis::scale, or, where a sampled
+  // trace's CTAs are not alike (CtaSample), the weighted count of its traced CTAs over theirs.
+  double grid_scale = 1;
   double warp_exec = 0;         // scaled to the full grid
   double thread_exec = 0;
   // The share of its thread executions with the predicate on (`@P0 BAR.SYNC` beside `@!P0 NOP`
@@ -60,12 +63,28 @@ struct AtomicProfile {
   bool present() const { return ops_int + ops_float + busiest_slice_ops > 0; }
 };
 
+// The CTAs of a sampled trace and what each stands for (model/sampled_ctas.hpp). A tracer
+// records a launch's first CTAs (or every K-th); some may do work that no other CTA does (CTA
+// 0 holding a BFS source node, a block that also runs a serial pass). The traced CTAs near the
+// median's work are typical: each stands for `typical_weight` of the grid's CTAs, and full
+// rounds replay them. The others are counted once; the heaviest of them, where heavier than
+// the typical ones, runs in one round of the busiest SM.
+struct CtaSample {
+  std::vector<double> work;            // warp instructions of each traced CTA, in KernelAnalysis::ctas order
+  std::vector<std::uint32_t> typical;  // indices into KernelAnalysis::ctas; empty: every CTA stands for the grid alike
+  int busiest = -1;                    // index of an atypical CTA heavier than the typical ones, or -1
+  double typical_weight = 1;           // grid CTAs per typical traced CTA
+  bool weighted() const { return !typical.empty(); }
+};
+
 struct KernelAnalysis {
   std::shared_ptr<const Kernel> kernel;
   std::vector<PcStats> pcs;                 // parallel to kernel->program
   std::vector<std::uint32_t> order;         // program indices sorted by PC
   std::vector<int> loop_head_of;            // for a backward branch at order index i: order index of its target, else -1
   double scale = 1;                         // grid CTAs / traced CTAs
+  double atomic_scale = 1;                  // grid atomics per traced atomic (scale, or the CTA-weighted ratio)
+  CtaSample sample;                         // dynamic traces: which traced CTAs stand for the grid
   double total_warps = 0;                   // warps in the full grid
   bool has_addresses = false;
   bool dynamic = false;

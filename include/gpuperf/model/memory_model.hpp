@@ -162,7 +162,7 @@ inline double warm_l2_fraction(const KernelAnalysis& an, const GpuSpec& g) {
   double footprint = 0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     if (!global_like(k.program[i].space)) continue;
-    footprint += assume::sector_bytes * (an.pcs[i].has_profile ? static_cast<double>(an.pcs[i].l2_cold) * an.scale : an.pcs[i].sectors);
+    footprint += assume::sector_bytes * (an.pcs[i].has_profile ? static_cast<double>(an.pcs[i].l2_cold) * an.pcs[i].grid_scale : an.pcs[i].sectors);
   }
   return footprint <= g.l2_bytes ? 1.0 : 0.0;
 }

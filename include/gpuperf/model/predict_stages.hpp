@@ -88,6 +88,7 @@ inline Rounds run_rounds(const RoundModel& rm, const GpuSpec& g, const Occupancy
   auto run = [&](int ctas) { return sim ? simulate_round(rm, g, ctas) : bounds_round(rm, g, o, ctas); };
   Rounds r;
   r.full = run(w.round_ctas());
+  if (sim && rm.an->sample.busiest >= 0) r.full.busiest_cycles = simulate_round(rm, g, w.round_ctas(), true).cycles;
   if (w.has_tail()) r.tail = run(static_cast<int>(w.tail));
   if (sim) r.full.bounds = bounds_round(rm, g, o, w.round_ctas()).bounds;
   return r;
@@ -154,12 +155,14 @@ struct KernelTime {
   double launch_us = 0, time_us = 0;
 };
 
-inline KernelTime kernel_time(const Bounds& round_bounds, double full_cycles, double tail_cycles, const Waves& w, double warps_per_cta,
-                              const MemoryStats& ms, const AtomicProfile& atomics, const GpuSpec& g, bool sim, Target target) {
+inline KernelTime kernel_time(const Bounds& round_bounds, double full_cycles, double tail_cycles, double busiest_cycles, const Waves& w,
+                              double warps_per_cta, const MemoryStats& ms, const AtomicProfile& atomics, const GpuSpec& g, bool sim, Target target) {
   KernelTime t;
-  const double rounds_cycles = sm_cycles(w, full_cycles, tail_cycles, g.cta_turnaround_cycles);
+  const double rounds_cycles = sm_cycles(w, full_cycles, tail_cycles, g.cta_turnaround_cycles, busiest_cycles);
   const double dram_gbs = g.dram_bandwidth_gbs * g.dram_efficiency;
-  t.bounds = kernel_scale(round_bounds, rounds_cycles, full_cycles);
+  // The round's bounds are the average round's (the grid's counts): as many of them as the
+  // busiest SM runs, not stretched by the round that holds a sampled trace's busiest CTA.
+  t.bounds = kernel_scale(round_bounds, sm_cycles(w, full_cycles, tail_cycles, g.cta_turnaround_cycles), full_cycles);
   t.bounds.cta_dispatch = cta_dispatch_cycles(g, w.grid, warps_per_cta);
   t.sm = physical_floor(rounds_cycles, t.bounds);
   t.bounds.sm_rounds = t.sm;
@@ -179,6 +182,7 @@ inline RoundSummary summarize_round(const RoundModel& rm, const GpuSpec& g, cons
   RoundSummary r;
   if (sim) {
     r.cycles = simulate_round(rm, g, ctas).cycles;
+    if (rm.an->sample.busiest >= 0) r.busiest_cycles = simulate_round(rm, g, ctas, true).cycles;
     r.bounds = bounds_round(rm, g, o, ctas).bounds;
   } else {
     RoundResult b = bounds_round(rm, g, o, ctas);

@@ -38,6 +38,7 @@ enum class WarningCode : std::uint8_t {
   hit_rates_assumed,  // {}
   counts_only_input,  // simulation requested on counts: {}
   ctas_replayed,      // {traced CTAs, resident CTAs}
+  atypical_ctas,      // a sampled trace's CTAs unlike the others (CtaSample): {atypical CTAs, traced CTAs, heaviest / median work or empty}
 };
 
 struct Warning {

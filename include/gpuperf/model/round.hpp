@@ -28,6 +28,9 @@ struct RoundResult {
   Bounds bounds;
   std::vector<StallBreakdown> pc_stalls;  // per static instruction, summed over the round's warps
   double warp_instructions = 0;
+  // A sampled trace's round that holds its busiest CTA (CtaSample::busiest) in place of a
+  // typical one, simulated; 0 where there is none.
+  double busiest_cycles = 0;
 };
 
 }  // namespace gpuperf

@@ -47,6 +47,7 @@ inline int round_node_below(double d) {
 struct RoundSummary {
   double cycles = 0;
   Bounds bounds;  // the round's own bounds (issue, unit, latency, shared, L1, busiest warp)
+  double busiest_cycles = 0;  // RoundResult::busiest_cycles
 };
 
 // a + (b - a) t for every number of the summary; t = 0 gives a exactly.
@@ -54,6 +55,7 @@ inline RoundSummary interpolate(const RoundSummary& a, const RoundSummary& b, do
   auto lerp = [t](double x, double y) { return x + (y - x) * t; };
   RoundSummary r = a;
   r.cycles = lerp(a.cycles, b.cycles);
+  r.busiest_cycles = lerp(a.busiest_cycles, b.busiest_cycles);
   r.bounds.issue = lerp(a.bounds.issue, b.bounds.issue);
   r.bounds.functional_unit = lerp(a.bounds.functional_unit, b.bounds.functional_unit);
   r.bounds.latency = lerp(a.bounds.latency, b.bounds.latency);

@@ -15,6 +15,7 @@
 #include "gpuperf/model/bounds.hpp"
 #include "gpuperf/model/memory.hpp"
 #include "gpuperf/model/round.hpp"
+#include "gpuperf/model/sampled_ctas.hpp"
 
 namespace gpuperf {
 
@@ -123,7 +124,8 @@ class SmSimulator {
   };
 
  public:
-  SmSimulator(const RoundModel& rm, const GpuSpec& g, int ctas)
+  // busiest_round: the round holds a sampled trace's busiest CTA (CtaSample) beside typical ones.
+  SmSimulator(const RoundModel& rm, const GpuSpec& g, int ctas, bool busiest_round = false)
       : an_(*rm.an), k_(*an_.kernel), desc_(*rm.desc), rm_(rm), S_(std::max(1, g.arch_table().sub_partitions)),
         ctrl_(k_.has_control_bits()), units_(desc_, S_) {
     const ArchTable& a = g.arch_table();
@@ -149,7 +151,7 @@ class SmSimulator {
       op.controlled = ctrl_ && s.control.valid;
       if (op.controlled) op.spacing = std::max(1.0, double(s.control.stall));
     }
-    place_warps(ctas);
+    place_warps(ctas, busiest_round);
     smsp_free_.assign(static_cast<std::size_t>(S_), 0);
     mio_.rate = a.mem("l1_wavefronts_per_cycle");
     partial_cost_ = store_partial_line_wavefronts(a);
@@ -182,13 +184,14 @@ class SmSimulator {
     bool dep_mem = false;
   };
 
-  // Warps the tracer saw, CTA by CTA (replayed when the trace holds fewer CTAs than resident),
-  // dealt round-robin to the sub-partitions. A CTA with fewer traced warps than its launch
-  // still issues only those (sampled traces record whole CTAs).
-  void place_warps(int ctas) {
+  // Warps the tracer saw, CTA by CTA (replayed when the trace holds fewer CTAs than resident;
+  // a sampled trace's typical CTAs, detail::round_cta), dealt round-robin to the
+  // sub-partitions. A CTA with fewer traced warps than its launch still issues only those
+  // (sampled traces record whole CTAs).
+  void place_warps(int ctas, bool busiest_round) {
     int slot = 0;
     for (int c = 0; c < ctas; ++c) {
-      const auto& cta = an_.ctas[static_cast<std::size_t>(c) % an_.ctas.size()];
+      const auto& cta = an_.ctas[detail::round_cta(an_, c, busiest_round)];
       bar_.live.push_back(0);
       bar_.arrived.push_back(0);
       bar_.counted.push_back(0);
@@ -344,6 +347,8 @@ class SmSimulator {
 
 }  // namespace sim
 
-inline RoundResult simulate_round(const RoundModel& rm, const GpuSpec& g, int ctas) { return sim::SmSimulator(rm, g, ctas).run(); }
+inline RoundResult simulate_round(const RoundModel& rm, const GpuSpec& g, int ctas, bool busiest_round = false) {
+  return sim::SmSimulator(rm, g, ctas, busiest_round).run();
+}
 
 }  // namespace gpuperf

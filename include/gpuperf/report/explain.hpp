@@ -136,6 +136,9 @@ inline std::string explain(const Warning& w) {
       return "simulation needs per-warp instruction streams; this input has counts only, so bounds mode was used";
     case WarningCode::ctas_replayed:
       return "trace holds " + arg(0) + " CTA(s); the simulated SM replays them to fill " + arg(1) + " resident CTAs";
+    case WarningCode::atypical_ctas:
+      return arg(0) + " of the " + arg(1) + " traced CTAs do work unlike the others; each is counted once, and the others stand for the grid's untraced CTAs" +
+             (arg(2).empty() ? std::string() : "; the heaviest (" + arg(2) + "x the median traced CTA) runs in one round of the busiest SM");
   }
   return arg(0);
 }
