@@ -408,25 +408,32 @@ TEST_CASE("physical floor: a simulated round never ends below the kernel's issue
   CHECK(k.bounds.sm_rounds == doctest::Approx(std::max({k.bounds.issue, k.bounds.functional_unit, k.bounds.sm_rounds})));
 }
 
-// A sampled trace of one-warp CTAs: the first `traced` of a grid of `grid`. CTA 0 runs `chain`
-// dependent adds (a serial pass no other CTA runs); the others run 16 independent adds.
-static std::string serial_first_cta_trace(int traced, int grid, int chain) {
+// A sampled trace of one-warp CTAs: the first chains.size() of a grid of `grid`. CTA c runs a
+// chain of chains[c] dependent adds, or, where that is 0, 16 independent adds.
+static std::string chain_ctas_trace(int grid, const std::vector<int>& chains) {
   std::ostringstream t;
-  t << "-kernel name = serial_first\n-kernel id = 1\n-grid dim = (" << grid
+  t << "-kernel name = chains\n-kernel id = 1\n-grid dim = (" << grid
     << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n"
-    << "-traced ctas = " << traced << "\n\n";
+    << "-traced ctas = " << chains.size() << "\n\n";
   char line[64];
-  for (int c = 0; c < traced; ++c) {
-    const int n = c == 0 ? chain : 16;
+  for (std::size_t c = 0; c < chains.size(); ++c) {
+    const int n = chains[c] > 0 ? chains[c] : 16;
     t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = " << n + 1 << "\n";
     for (int i = 0; i < n; ++i) {
-      if (c == 0) std::snprintf(line, sizeof line, "%04x ffffffff 1 R4 IADD3 1 R4 0\n", 0x100 + (i % 64) * 16);
+      if (chains[c] > 0) std::snprintf(line, sizeof line, "%04x ffffffff 1 R4 IADD3 1 R4 0\n", 0x100 + (i % 64) * 16);
       else std::snprintf(line, sizeof line, "%04x ffffffff 1 R%d IADD3 0 0\n", 0x1000 + i * 16, 8 + i);
       t << line;
     }
     t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n\n";
   }
   return t.str();
+}
+
+// CTA 0 of `traced` runs `chain` dependent adds (a serial pass no other CTA runs).
+static std::string serial_first_cta_trace(int traced, int grid, int chain) {
+  std::vector<int> chains(static_cast<std::size_t>(traced), 0);
+  chains[0] = chain;
+  return chain_ctas_trace(grid, chains);
 }
 
 TEST_CASE("sampled trace: a traced CTA unlike the others counts once, and one round of the busiest SM holds it") {
@@ -458,6 +465,23 @@ TEST_CASE("sampled trace: a traced CTA unlike the others counts once, and one ro
   GpuSpec slow = g;
   slow.sm_clock_mhz = 0.5 * g.sm_clock_mhz;
   for (const GpuSpec& at : {g, slow}) CHECK(p.predict_times({at}).front() == doctest::Approx(p.predict(at, {}).time_us).epsilon(0.01));
+}
+
+TEST_CASE("sampled trace: CTAs of uneven work keep grid / traced, and the busiest SM's one round is the heaviest's") {
+  auto g = GpuSpec::from_catalog(tables(), "h100");
+  // A triangular loop: CTA c of 8 traced (of 20, one per SM) runs 1000 (c + 1) dependent adds.
+  // No majority near the median (4501): counts keep grid / traced.
+  std::vector<int> chains;
+  for (int c = 0; c < 8; ++c) chains.push_back(1000 * (c + 1));
+  Session s(load_trace_text(chain_ctas_trace(20, chains), "gpuperf_test_uneven_chains.traceg"));
+  const KernelReport k = s.predict(g).kernels.at(0);
+  CHECK(k.warp_instructions == doctest::Approx(36008 * 20 / 8.0));
+  const Warning note{WarningCode::uneven_ctas, {"8", "1.8"}};  // 8001 / 4501
+  CHECK(std::count(k.warnings.begin(), k.warnings.end(), note) == 1);
+  // The SM that runs the heaviest traced CTA takes its chain, not the first CTA's eighth of it.
+  Session alone(load_trace_text(serial_first_cta_trace(1, 1, 8000), "gpuperf_test_uneven_chain_alone.traceg"));
+  const double chain = alone.predict(g).kernels.at(0).cycles;
+  CHECK(k.cycles == doctest::Approx(chain).epsilon(0.05));
 }
 
 // Traced CTAs that differ by no more than the band all stand for the grid: counts scale by

@@ -68,11 +68,13 @@ struct AtomicProfile {
 // 0 holding a BFS source node, a block that also runs a serial pass). The traced CTAs near the
 // median's work are typical: each stands for `typical_weight` of the grid's CTAs, and full
 // rounds replay them. The others are counted once; the heaviest of them, where heavier than
-// the typical ones, runs in one round of the busiest SM.
+// the typical ones, runs in one round of the busiest SM. Where the traced CTAs have no majority
+// near the median, none is set apart (typical is empty), but the heaviest, where outside the
+// band, still runs in one round of the busiest SM.
 struct CtaSample {
   std::vector<double> work;            // warp instructions of each traced CTA, in KernelAnalysis::ctas order
   std::vector<std::uint32_t> typical;  // indices into KernelAnalysis::ctas; empty: every CTA stands for the grid alike
-  int busiest = -1;                    // index of an atypical CTA heavier than the typical ones, or -1
+  int busiest = -1;                    // index of the CTA one round of the busiest SM holds, or -1
   double typical_weight = 1;           // grid CTAs per typical traced CTA
   bool weighted() const { return !typical.empty(); }
 };

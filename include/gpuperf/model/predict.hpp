@@ -71,7 +71,7 @@ GPUPERF_FUNC KernelReport Predictor::predict(const GpuSpec& g, const PredictOpti
     if (an.ctas.size() < static_cast<std::size_t>(rep.occupancy.blocks_per_sm) && an.ctas.size() < w.per_sm)
       rep.warnings.push_back({WarningCode::ctas_replayed, {std::to_string(an.ctas.size()), std::to_string(rep.occupancy.blocks_per_sm)}});
   }
-  if (an.sample.weighted()) rep.warnings.push_back(detail::atypical_ctas_warning(an.sample));
+  if (auto note = detail::sampled_ctas_warning(an.sample)) rep.warnings.push_back(*note);
   const detail::KernelTime kt = detail::kernel_time(rounds.full.bounds, rounds.full.cycles, rounds.tail.cycles, rounds.full.busiest_cycles, w, k.launch.warps_per_cta(), rep.memory, an.atomics, g, sim, opt.target);
   rep.bounds = kt.bounds;
   const double sm = kt.sm;

@@ -39,6 +39,7 @@ enum class WarningCode : std::uint8_t {
   counts_only_input,  // simulation requested on counts: {}
   ctas_replayed,      // {traced CTAs, resident CTAs}
   atypical_ctas,      // a sampled trace's CTAs unlike the others (CtaSample): {atypical CTAs, traced CTAs, heaviest / median work or empty}
+  uneven_ctas,        // a sampled trace's CTAs without a majority near the median: {traced CTAs, heaviest / median work}
 };
 
 struct Warning {

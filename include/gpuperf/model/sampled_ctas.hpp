@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,15 +24,19 @@ namespace gpuperf {
 
 namespace detail {
 
+inline double median_work(std::vector<double> work) {
+  if (work.empty()) return 0;
+  std::sort(work.begin(), work.end());
+  return 0.5 * (work[(work.size() - 1) / 2] + work[work.size() / 2]);
+}
+
 // The typical CTAs of traced CTAs of these works: those within `band` of the median work,
 // where they are at least half of them and not all (empty otherwise: the CTAs stand for the
 // grid alike). Fewer than three traced CTAs cannot tell an atypical one from the typical.
 inline std::vector<std::uint32_t> typical_ctas(const std::vector<double>& work, double band) {
   const std::size_t n = work.size();
   if (n < 3) return {};
-  std::vector<double> sorted = work;
-  std::sort(sorted.begin(), sorted.end());
-  const double median = 0.5 * (sorted[(n - 1) / 2] + sorted[n / 2]);
+  const double median = median_work(work);
   if (!(median > 0)) return {};
   std::vector<std::uint32_t> typical;
   for (std::uint32_t c = 0; c < n; ++c)
@@ -59,7 +64,18 @@ inline void weigh_sampled_ctas(const Kernel& k, KernelAnalysis& a) {
     s.work.push_back(w);
   }
   s.typical = typical_ctas(s.work, assume::typical_cta_band);
-  if (!s.weighted()) return;
+  if (!s.weighted()) {
+    // No majority near the median (a triangular loop's CTAs): counts keep grid / traced, and
+    // the heaviest traced CTA, where outside the band, runs in one round of the busiest SM (with
+    // one CTA per SM, the busiest SM's round is the heaviest CTA's, not the first's).
+    const double median = median_work(s.work);
+    const auto heaviest = std::max_element(s.work.begin(), s.work.end()) - s.work.begin();
+    if (s.work.size() >= 3 && median > 0 && s.work[static_cast<std::size_t>(heaviest)] > median * assume::typical_cta_band) {
+      s.busiest = static_cast<int>(heaviest);
+      a.sample = std::move(s);
+    }
+    return;
+  }
   double typical_max = 0;
   for (auto c : s.typical) typical_max = std::max(typical_max, s.work[c]);
   std::vector<bool> is_typical(a.ctas.size(), false);
@@ -90,31 +106,30 @@ inline void weigh_sampled_ctas(const Kernel& k, KernelAnalysis& a) {
   a.sample = std::move(s);
 }
 
-// The report's note on a weighted sample: how many traced CTAs are atypical, and the heaviest's
-// work over the median typical CTA's (one decimal).
-inline Warning atypical_ctas_warning(const CtaSample& s) {
-  std::vector<double> typical;
-  for (auto c : s.typical) typical.push_back(s.work[c]);
-  std::sort(typical.begin(), typical.end());
-  const double median = 0.5 * (typical[(typical.size() - 1) / 2] + typical[typical.size() / 2]);
+// The report's note on a sample whose CTAs are not alike: how many traced CTAs are atypical
+// (weighted samples), and the heaviest's work over the median traced CTA's (one decimal).
+inline std::optional<Warning> sampled_ctas_warning(const CtaSample& s) {
+  if (!s.weighted() && s.busiest < 0) return std::nullopt;
+  const double median = median_work(s.work);
   std::string heaviest;
   if (s.busiest >= 0 && median > 0) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f", s.work[static_cast<std::size_t>(s.busiest)] / median);
     heaviest = buf;
   }
-  return {WarningCode::atypical_ctas, {std::to_string(s.work.size() - s.typical.size()), std::to_string(s.work.size()), heaviest}};
+  if (!s.weighted()) return Warning{WarningCode::uneven_ctas, {std::to_string(s.work.size()), heaviest}};
+  return Warning{WarningCode::atypical_ctas, {std::to_string(s.work.size() - s.typical.size()), std::to_string(s.work.size()), heaviest}};
 }
 
 // The traced CTA that slot `slot` of a simulated round replays: the typical CTAs in turn (every
-// traced CTA where they are alike), after the busiest CTA in slot 0 for the round that holds it.
+// traced CTA where none are set apart), after the busiest CTA in slot 0 for the round that holds it.
 inline std::size_t round_cta(const KernelAnalysis& a, int slot, bool busiest_round) {
   const CtaSample& s = a.sample;
-  if (!s.weighted()) return static_cast<std::size_t>(slot) % a.ctas.size();
   if (busiest_round && s.busiest >= 0) {
     if (slot == 0) return static_cast<std::size_t>(s.busiest);
     --slot;
   }
+  if (!s.weighted()) return static_cast<std::size_t>(slot) % a.ctas.size();
   return s.typical[static_cast<std::size_t>(slot) % s.typical.size()];
 }
 

@@ -139,6 +139,9 @@ inline std::string explain(const Warning& w) {
     case WarningCode::atypical_ctas:
       return arg(0) + " of the " + arg(1) + " traced CTAs do work unlike the others; each is counted once, and the others stand for the grid's untraced CTAs" +
              (arg(2).empty() ? std::string() : "; the heaviest (" + arg(2) + "x the median traced CTA) runs in one round of the busiest SM");
+    case WarningCode::uneven_ctas:
+      return "the " + arg(0) + " traced CTAs' work is uneven (the heaviest " + arg(1) +
+             "x the median): counts are scaled by grid / traced CTAs, and the heaviest runs in one round of the busiest SM";
   }
   return arg(0);
 }
