@@ -64,25 +64,19 @@ inline void weigh_sampled_ctas(const Kernel& k, KernelAnalysis& a) {
     s.work.push_back(w);
   }
   s.typical = typical_ctas(s.work, assume::typical_cta_band);
+  // The heaviest traced CTA, where above the band, runs in one round of the busiest SM: an
+  // atypical CTA of a weighted sample, or, with no majority near the median (a triangular
+  // loop's CTAs, whose counts keep grid / traced), the heaviest of an uneven one (with one CTA
+  // per SM, the busiest SM's round is the heaviest CTA's, not the first's).
+  const double median = median_work(s.work);
+  const auto heaviest = static_cast<std::size_t>(std::max_element(s.work.begin(), s.work.end()) - s.work.begin());
+  if (s.work.size() >= 3 && median > 0 && s.work[heaviest] > median * assume::typical_cta_band) s.busiest = static_cast<int>(heaviest);
   if (!s.weighted()) {
-    // No majority near the median (a triangular loop's CTAs): counts keep grid / traced, and
-    // the heaviest traced CTA, where outside the band, runs in one round of the busiest SM (with
-    // one CTA per SM, the busiest SM's round is the heaviest CTA's, not the first's).
-    const double median = median_work(s.work);
-    const auto heaviest = std::max_element(s.work.begin(), s.work.end()) - s.work.begin();
-    if (s.work.size() >= 3 && median > 0 && s.work[static_cast<std::size_t>(heaviest)] > median * assume::typical_cta_band) {
-      s.busiest = static_cast<int>(heaviest);
-      a.sample = std::move(s);
-    }
+    if (s.busiest >= 0) a.sample = std::move(s);
     return;
   }
-  double typical_max = 0;
-  for (auto c : s.typical) typical_max = std::max(typical_max, s.work[c]);
   std::vector<bool> is_typical(a.ctas.size(), false);
   for (auto c : s.typical) is_typical[c] = true;
-  for (std::uint32_t c = 0; c < a.ctas.size(); ++c)
-    if (!is_typical[c] && s.work[c] > typical_max && (s.busiest < 0 || s.work[c] > s.work[static_cast<std::size_t>(s.busiest)]))
-      s.busiest = static_cast<int>(c);
   const double atypical = traced - static_cast<double>(s.typical.size());
   s.typical_weight = (grid - atypical) / static_cast<double>(s.typical.size());
   // Each PC's executions by the atypical CTAs (counted once) and by the typical ones (weighted).
