@@ -13,6 +13,9 @@ third_party/vbin/ by bench/validation/build_<suite>.sh) it runs, in the program'
                time, so that the timings are not disturbed
   trace        tools/collect with gpuperf's NVBit tracer for the same launches (CTA-sampled),
                several programs at once (trace timing does not matter)
+  counts       the tracer with no CTA traced, only every CTA's warp instructions counted
+               (traces/cta_counts.tsv): the grid's distribution of work, for traces taken
+               before the tracer wrote it (`--phase counts`, not part of `all`)
 into DIR/<gpu>/<suite>/<program>/. A program already done (a .measured or .traced marker) is
 skipped, so the command can be run again after a time limit. Progress goes to DIR/progress.log.
 """
@@ -96,7 +99,7 @@ def prepare(out, suite, p):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--phase", choices=["measure", "trace", "all"], default="all")
+    ap.add_argument("--phase", choices=["measure", "trace", "counts", "all"], default="all")
     ap.add_argument("--suite", action="append", help="suite names (default: every bench/validation/suites/*.json)")
     ap.add_argument("--only", action="append", default=[], help="program globs (NAME or SUITE/NAME)")
     ap.add_argument("--only-from", help="file of program globs, one a line (e.g. those collected on another GPU)")
@@ -156,6 +159,23 @@ def main():
 
         with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
             for msg in pool.map(trace, todo):
+                if msg:
+                    log(out, msg)
+
+    if a.phase == "counts":
+        def count(item):
+            suite, p = item
+            mark = os.path.join(out, suite, p["program"], ".counted")
+            if os.path.exists(mark):
+                return None
+            if not prepare(out, suite, p):
+                return f"{suite}/{p['program']}: prepare failed"
+            rc, dt = run_collect(out, suite, p, ["--skip-ncu", "--tracer", a.tracer, "--ctas", "none"], a.timeout * 2)
+            open(mark, "w").write(str(rc))
+            return f"{suite}/{p['program']}: counted rc={rc} in {dt:.0f} s"
+
+        with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+            for msg in pool.map(count, todo):
                 if msg:
                     log(out, msg)
     log(out, "done")

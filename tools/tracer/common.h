@@ -1,4 +1,5 @@
-// Records sent from the instrumented kernel to the tracer's host thread.
+// Records sent from the instrumented kernel to the tracer's host thread, and the per-launch
+// arguments the instrumentation reads.
 #pragma once
 #include <stdint.h>
 
@@ -15,4 +16,17 @@ struct gp_record_t {
 struct gp_mem_record_t {
   gp_record_t h;
   uint64_t addrs[32];
+};
+
+// Per launch, in device memory (NVBit passes one 64-bit launch value: its address).
+// A CTA is traced if its linear id < first_n (first_n > 0), or if id % stride == 0 (stride > 1),
+// or always (both 0), and never when trace_none. warp_counts (null: not counted) holds one
+// counter per warp of the grid, warps_per_cta per CTA in linear CTA order: every warp
+// instruction of every CTA, traced or not, predicated-off ones included (what a trace records).
+struct gp_launch_args {
+  uint32_t first_n;
+  uint32_t stride;
+  uint32_t trace_none;
+  uint32_t warps_per_cta;
+  unsigned long long* warp_counts;
 };

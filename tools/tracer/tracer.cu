@@ -7,7 +7,10 @@
 //   GPUPERF_TRACE_DIR      output folder (default ./traces)
 //   GPUPERF_TRACE_KERNEL   regex on the demangled kernel name (default: all)
 //   GPUPERF_TRACE_LAUNCHES launch indices to trace, 1-based, e.g. "2,4-6" (default: all)
-//   GPUPERF_TRACE_CTAS     "first:N" or "every:K" CTA sampling, recorded in the header (default: all)
+//   GPUPERF_TRACE_CTAS     "first:N" or "every:K" CTA sampling, recorded in the header (default: all);
+//                          "none": no instructions, only the per-CTA counts (cta_counts.tsv)
+//   GPUPERF_TRACE_CTA_COUNTS  0: do not count every CTA's warp instructions (default 1: counted, in
+//                          the header as '-cta warp instructions' and in DIR/cta_counts.tsv)
 //   GPUPERF_TRACE_MAX_INSTRS  stop recording a kernel after this many warp instructions
 //   GPUPERF_TRACE_RAW      1: also write the raw interleaved .trace and kernelslist
 //   GPUPERF_TRACE_XZ       1: compress .traceg files with xz (needs the xz program)
@@ -54,9 +57,13 @@ struct Options {
   bool has_kernel_re = false;
   std::set<uint64_t> launches;
   uint32_t first_n = 0, stride = 0;
+  bool trace_none = false, cta_counts = true;
   uint64_t max_instrs = ~0ull;
   bool raw = false, xz = false, verbose = false;
 } opt;
+
+// Per-warp counters beyond this many bytes are not allocated (the launch is then not counted).
+constexpr uint64_t kMaxCounterBytes = 1ull << 30;
 
 struct Warp {
   std::vector<gp_mem_record_t> recs;  // addresses used only when has_addrs
@@ -73,6 +80,9 @@ struct Launch {
   std::vector<std::tuple<int, int, int, int, size_t>> raw_order;  // arrival order for the raw trace
   uint64_t recorded = 0;
   bool truncated = false;
+  gp_launch_args* args_dev = nullptr;            // what the instrumentation reads
+  unsigned long long* warp_counts_dev = nullptr;  // null: not counted
+  uint32_t warps_per_cta = 0;
 };
 
 pthread_mutex_t mutex;
@@ -114,8 +124,11 @@ void parse_options() {
     std::string s = c;
     if (s.rfind("first:", 0) == 0) opt.first_n = std::stoul(s.substr(6));
     else if (s.rfind("every:", 0) == 0) opt.stride = std::stoul(s.substr(6));
-    else fprintf(stderr, "gpuperf-tracer: GPUPERF_TRACE_CTAS must be first:N or every:K, got '%s'; tracing all CTAs\n", c);
+    else if (s == "none") opt.trace_none = true;
+    else fprintf(stderr, "gpuperf-tracer: GPUPERF_TRACE_CTAS must be first:N, every:K or none, got '%s'; tracing all CTAs\n", c);
   }
+  if (const char* n = getenv("GPUPERF_TRACE_CTA_COUNTS")) opt.cta_counts = std::string(n) != "0";
+  if (opt.trace_none && !opt.cta_counts) fprintf(stderr, "gpuperf-tracer: GPUPERF_TRACE_CTAS=none with GPUPERF_TRACE_CTA_COUNTS=0 records nothing\n");
   if (const char* m = getenv("GPUPERF_TRACE_MAX_INSTRS")) opt.max_instrs = std::stoull(m);
   opt.raw = getenv("GPUPERF_TRACE_RAW") && std::string(getenv("GPUPERF_TRACE_RAW")) == "1";
   opt.xz = getenv("GPUPERF_TRACE_XZ") && std::string(getenv("GPUPERF_TRACE_XZ")) == "1";
@@ -242,7 +255,59 @@ std::string instr_line(const StaticInfo& si, const gp_mem_record_t& r) {
   return l;
 }
 
+// Warp instructions of each CTA of the grid, in linear CTA order (x fastest), from the
+// launch's per-warp counters; empty when the launch was not counted.
+std::vector<uint64_t> cta_warp_instructions(const Launch& L) {
+  if (!L.warp_counts_dev) return {};
+  const uint64_t ctas = (uint64_t)L.grid[0] * L.grid[1] * L.grid[2];
+  std::vector<unsigned long long> warps(ctas * L.warps_per_cta);
+  if (cudaMemcpy(warps.data(), L.warp_counts_dev, warps.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost) != cudaSuccess) {
+    fprintf(stderr, "gpuperf-tracer: could not read the per-CTA counts of launch %llu\n", (unsigned long long)L.id);
+    return {};
+  }
+  std::vector<uint64_t> out(ctas, 0);
+  for (uint64_t c = 0; c < ctas; ++c)
+    for (uint32_t w = 0; w < L.warps_per_cta; ++w) out[c] += warps[c * L.warps_per_cta + w];
+  return out;
+}
+
+// "v" for one CTA, "v*n" for n CTAs in a row that ran v warp instructions each.
+std::string run_length(const std::vector<uint64_t>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size();) {
+    size_t j = i;
+    while (j < v.size() && v[j] == v[i]) ++j;
+    if (!s.empty()) s += ' ';
+    s += std::to_string(v[i]);
+    if (j - i > 1) s += "*" + std::to_string(j - i);
+    i = j;
+  }
+  return s;
+}
+
+// One line per counted launch in DIR/cta_counts.tsv (started afresh by each process, as the
+// kernel lists are): what `gpuperf report` joins to traces of the same launches.
+void append_cta_counts(const Launch& L, const std::string& counts) {
+  static bool started = false;
+  std::string path = opt.dir + "/cta_counts.tsv";
+  FILE* f = fopen(path.c_str(), started ? "a" : "w");
+  if (!f) { fprintf(stderr, "gpuperf-tracer: cannot write %s\n", path.c_str()); return; }
+  if (!started)
+    fputs("# gpuperf cta warp instructions/1: launch id, kernel name, grid (x,y,z), warp instructions of each CTA in linear order "
+          "(x fastest; v*n: n CTAs in a row of v each)\n", f);
+  started = true;
+  fprintf(f, "%llu\t%s\t(%u,%u,%u)\t%s\n", (unsigned long long)L.id, L.name_mangled.c_str(), L.grid[0], L.grid[1], L.grid[2], counts.c_str());
+  fclose(f);
+}
+
 void write_launch(CUcontext ctx, Launch& L) {
+  const std::vector<uint64_t> per_cta = cta_warp_instructions(L);
+  const std::string counts = per_cta.empty() ? std::string() : run_length(per_cta);
+  if (!counts.empty()) append_cta_counts(L, counts);
+  if (opt.trace_none) {
+    if (opt.verbose) fprintf(stderr, "gpuperf-tracer: counted launch %llu (%zu CTAs)\n", (unsigned long long)L.id, per_cta.size());
+    return;
+  }
   auto& info = static_info[L.func];
   std::string base = "kernel-" + std::to_string(L.id);
   std::set<std::tuple<int, int, int>> ctas;
@@ -265,6 +330,7 @@ void write_launch(CUcontext ctx, Launch& L) {
   if (opt.first_n) hdr += "-cta sampling = first " + std::to_string(opt.first_n) + "\n";
   if (opt.stride > 1) hdr += "-cta sampling = every " + std::to_string(opt.stride) + "\n";
   if (L.truncated) hdr += "-truncated at instructions = " + std::to_string(opt.max_instrs) + "\n";
+  if (!counts.empty()) hdr += "-cta warp instructions = " + counts + "\n";
   hdr += "\n#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses] immediate\n\n";
   std::string path = opt.dir + "/" + base + ".traceg";
   FILE* f = fopen(path.c_str(), "w");
@@ -406,7 +472,34 @@ void nvbit_at_cuda_event(CUcontext ctx, int is_exit, nvbit_api_cuda_t cbid, cons
       L->stream = (uint64_t)stream;
       cs->current = L;
       cs->kernel_done = false;
-      nvbit_set_at_launch(ctx, func, ((uint64_t)opt.stride << 32) | opt.first_n);
+      gp_launch_args args{};
+      args.first_n = opt.first_n;
+      args.stride = opt.stride;
+      args.trace_none = opt.trace_none ? 1 : 0;
+      L->warps_per_cta = (block[0] * block[1] * block[2] + 31) / 32;
+      args.warps_per_cta = L->warps_per_cta;
+      const uint64_t counter_bytes = (uint64_t)grid[0] * grid[1] * grid[2] * L->warps_per_cta * sizeof(unsigned long long);
+      if (opt.cta_counts && counter_bytes <= kMaxCounterBytes && cudaMalloc(&L->warp_counts_dev, counter_bytes) == cudaSuccess)
+        cudaMemset(L->warp_counts_dev, 0, counter_bytes);
+      else if (opt.cta_counts) {
+        L->warp_counts_dev = nullptr;
+        fprintf(stderr, "gpuperf-tracer: launch %llu not counted per CTA (%llu bytes of counters)\n", (unsigned long long)id,
+                (unsigned long long)counter_bytes);
+      }
+      args.warp_counts = L->warp_counts_dev;
+      if (cudaMalloc(&L->args_dev, sizeof args) != cudaSuccess ||
+          cudaMemcpy(L->args_dev, &args, sizeof args, cudaMemcpyHostToDevice) != cudaSuccess) {
+        // The instrumentation cannot run without its arguments: the launch runs uninstrumented.
+        fprintf(stderr, "gpuperf-tracer: no device memory for launch %llu's arguments; not traced\n", (unsigned long long)id);
+        if (L->warp_counts_dev) cudaFree(L->warp_counts_dev);
+        cs->current = nullptr;
+        delete L;
+        nvbit_enable_instrumented(ctx, func, false);
+        skip_callback = false;
+        pthread_mutex_unlock(&mutex);
+        return;
+      }
+      nvbit_set_at_launch(ctx, func, (uint64_t)L->args_dev);
       nvbit_enable_instrumented(ctx, func, true);
     } else {
       nvbit_enable_instrumented(ctx, func, false);
@@ -419,6 +512,8 @@ void nvbit_at_cuda_event(CUcontext ctx, int is_exit, nvbit_api_cuda_t cbid, cons
     cudaDeviceSynchronize();
     while (!cs->kernel_done) usleep(100);
     write_launch(ctx, *cs->current);
+    if (cs->current->warp_counts_dev) cudaFree(cs->current->warp_counts_dev);
+    if (cs->current->args_dev) cudaFree(cs->current->args_dev);
     delete cs->current;
     cs->current = nullptr;
     nvbit_enable_instrumented(ctx, func, false);
