@@ -10,10 +10,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
 #include "gpuperf/gpuperf.hpp"
+#include "gpuperf/trace/accelsim_writer.hpp"
 
 // Each test file has its own namespace: the unit tests compile as one unity build.
 namespace gpuperf_test_readers {
@@ -649,6 +651,7 @@ TEST_CASE("input format registry: every format claims its own fixture and no oth
       {"ncu_details", kFix + "/formats/ncu_details.csv"},
       {"sass_listing", kFix + "/devsample/devkernels_sm90.cuobjdump.sass.xz"},
       {"ncu_source_lines", kFix + "/lineinfo/ncu_source_cuda_sass.csv.xz"},
+      {"cta_counts", kFix + "/formats/cta_counts/cta_counts.tsv"},
   };
   std::set<std::string> ids, names;
   for (const auto& f : input_formats()) {
@@ -909,6 +912,91 @@ TEST_CASE("ncu CUDA-with-SASS page: bad input names the file and line") {
   CHECK(bad(head + "\"3\",\"int i;\",\"-\",\"-\",\"1\"\n\"\",\"\",\"0xZZ\",\"FFMA\",\"1\"\n").find("expected a hexadecimal instruction address, found '0xZZ'") != std::string::npos);
   CHECK(bad("\"File Path\",\"/a.cu\"\n\"3\",\"int i;\",\"-\",\"-\"\n").find("expected '\"File Path\"', '\"Function Name\"' and a") != std::string::npos);
   CHECK(bad("\"File Path\",\"/a.cu\"\n").find("expected at least one '\"Function Name\"' section") != std::string::npos);
+}
+
+
+// gpuperf's tracer counts every CTA's warp instructions, traced or not.
+TEST_CASE("per-CTA counts: a trace header's run-length list, written back as read") {
+  const std::string dir = kFix + "/formats/cta_counts";
+  std::string text;
+  {
+    std::ifstream in(dir + "/sampled.traceg");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  const std::string with = std::regex_replace(text, std::regex("-cta sampling = first 2\n"), "-cta sampling = first 2\n-cta warp instructions = 3 5 4 4*1 9 3\n");
+  const auto tmp = std::filesystem::temp_directory_path() / "gpuperf_test_cta_work_header.traceg";
+  { std::ofstream(tmp) << with; }
+  Kernel k = AccelSimKernelReader::read(tmp.string());
+  CHECK(k.cta_work == std::vector<CtaWorkRun>{{3, 1}, {5, 1}, {4, 2}, {9, 1}, {3, 1}});  // equal neighbours merge
+  CHECK(format_cta_work(k.cta_work) == "3 5 4*2 9 3");
+  CHECK(cta_work_of(k.cta_work, 4) == 9);
+  CHECK(linear_cta(Dim3{1, 1, 0}, k.launch.grid) == 4);
+  const auto back = std::filesystem::temp_directory_path() / "gpuperf_test_cta_work_back.traceg";
+  write_traceg(k, back.string());
+  CHECK(AccelSimKernelReader::read(back.string()).cta_work == k.cta_work);
+  // A list that does not cover the grid, or a token that is no count, names its place.
+  for (auto [list, col, what] : {std::tuple<std::string, int, std::string>{"3 5 4*2 9", 26, "expected warp instructions for the grid's 6 CTAs, found 5"},
+                                 {"3 5 4*2 9 3 1", 38, "expected warp instructions for the grid's 6 CTAs, found more"},
+                                 {"3 5 x 9", 30, "expected a CTA's warp instructions as 'count' or 'count*ctas', found 'x'"},
+                                 {"3 5*0 4", 30, "expected a number of CTAs (1 or more) after '*', found '5*0'"}}) {
+    CAPTURE(list);
+    { std::ofstream(tmp) << std::regex_replace(text, std::regex("-cta sampling = first 2\n"), "-cta sampling = first 2\n-cta warp instructions = " + list + "\n"); }
+    try {
+      AccelSimKernelReader::read(tmp.string());
+      FAIL("accepted a bad per-CTA list");
+    } catch (const ParseError& e) {
+      CHECK(e.line() == 12);
+      CHECK(e.column() == static_cast<std::uint32_t>(col));
+      CHECK(std::string(e.what()).find(what) != std::string::npos);
+    }
+  }
+  std::filesystem::remove(tmp);
+  std::filesystem::remove(back);
+}
+
+TEST_CASE("per-CTA counts: cta_counts.tsv joins the trace of the same launch, and says where it does not") {
+  const std::string dir = kFix + "/formats/cta_counts";
+  auto runs = read_cta_counts(dir + "/cta_counts.tsv");
+  REQUIRE(runs.size() == 2);
+  CHECK(runs[0].launch_id == 3);
+  CHECK(runs[0].kernel == "_Z4workPi");
+  CHECK(runs[0].grid == Dim3{3, 2, 1});
+  CHECK(runs[1].runs == std::vector<CtaWorkRun>{{7, 1}});
+  Application app = load(std::vector<std::string>{dir + "/sampled.traceg", dir + "/cta_counts.tsv"});
+  REQUIRE(app.kernels.size() == 1);
+  const Kernel& k = app.kernels[0];
+  CHECK(format_cta_work(k.cta_work) == "3 5 4*2 9 3");
+  // The traced CTAs' own counts (3 and 5) agree: no note.
+  CHECK(std::none_of(k.warnings.begin(), k.warnings.end(), [](const std::string& w) { return w.find("per-CTA") != std::string::npos; }));
+  // Counts from another run that disagree with the traced CTAs, of another kernel, or of another
+  // grid: used with a note, or not used.
+  const auto tmp = std::filesystem::temp_directory_path() / "gpuperf_test_cta_counts.tsv";
+  auto note_with = [&](const std::string& line) {
+    { std::ofstream(tmp) << "# gpuperf cta warp instructions/1: test\n" << line << "\n"; }
+    Application a = load(std::vector<std::string>{dir + "/sampled.traceg", tmp.string()});
+    std::string notes;
+    for (auto& w : a.kernels.at(0).warnings)
+      if (w.find("per-CTA") != std::string::npos) notes += w;
+    return std::make_pair(notes, format_cta_work(a.kernels.at(0).cta_work));
+  };
+  auto [differ, used] = note_with("3\t_Z4workPi\t(3,2,1)\t3 6 4*4");
+  CHECK(differ == "per-CTA counts at " + tmp.string() + ":2 differ from the trace for 1 of 2 traced CTAs (by up to 20 %): they come from another run; used as given");
+  CHECK(used == "3 6 4*4");
+  auto [other, unused] = note_with("3\t_Z5otherPi\t(3,2,1)\t3 5 4*4");
+  CHECK(other.find("are of another kernel (_Z5otherPi); not used") != std::string::npos);
+  CHECK(unused.empty());
+  CHECK(note_with("3\t_Z4workPi\t(6,1,1)\t3 5 4*4").first.find("are of another grid; not used") != std::string::npos);
+  CHECK(note_with("9\t_Z4workPi\t(3,2,1)\t3 5 4*4").first == "no per-CTA counts for launch 3 in " + tmp.string());
+  // Bad lines name the file, line and what was expected.
+  { std::ofstream(tmp) << "# gpuperf cta warp instructions/1: test\n3\t_Z4workPi\t(3,2,1)\n"; }
+  CHECK_THROWS_WITH_AS(read_cta_counts(tmp.string()), doctest::Contains(":2:20: expected 4 tab-separated fields"), ParseError);
+  { std::ofstream(tmp) << "# gpuperf cta warp instructions/2: test\n"; }
+  CHECK_THROWS_WITH_AS(read_cta_counts(tmp.string()), doctest::Contains(":1:33: expected version 1"), ParseError);
+  { std::ofstream(tmp) << "# gpuperf cta warp instructions/1: test\n0\tk\t(1,1,1)\t1\n"; }
+  CHECK_THROWS_WITH_AS(read_cta_counts(tmp.string()), doctest::Contains(":2:1: expected a launch id"), ParseError);
+  std::filesystem::remove(tmp);
 }
 
 }  // namespace gpuperf_test_readers

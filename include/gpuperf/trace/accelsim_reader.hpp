@@ -18,6 +18,7 @@
 #include "gpuperf/sass/instruction.hpp"
 #include "gpuperf/sass/memory_ops.hpp"
 #include "gpuperf/trace/byte_source.hpp"
+#include "gpuperf/trace/cta_work.hpp"
 #include "gpuperf/trace/progress.hpp"
 #include "gpuperf/trace/ir.hpp"
 #include "gpuperf/trace/text_scan.hpp"
@@ -38,6 +39,10 @@ struct AccelSimHeader {
   std::uint64_t traced_ctas = 0;
   // "-truncated at instructions = N": the tracer stopped recording after N instructions.
   std::uint64_t truncated_at = 0;
+  // "-cta warp instructions = ...": every CTA's work (trace/cta_work.hpp), parsed once the grid
+  // is known; where it stood, for its errors.
+  std::string cta_work;
+  TextPlace cta_work_at;
   bool has_grid = false, has_block = false;
 };
 
@@ -123,6 +128,10 @@ inline bool parse_header_line(std::string_view line, AccelSimHeader& h, const st
   else if (key == "enable lineinfo") h.lineinfo = to_int(val) != 0;
   else if (key == "traced ctas") h.traced_ctas = static_cast<std::uint64_t>(to_range(val, 0, INT64_MAX));
   else if (key == "truncated at instructions") h.truncated_at = static_cast<std::uint64_t>(to_range(val, 1, INT64_MAX));
+  else if (key == "cta warp instructions") {
+    h.cta_work = std::string(val);
+    h.cta_work_at = TextPlace{file, ln, static_cast<std::uint32_t>(val.data() - line.data()) + 1};
+  }
   return true;
 }
 
@@ -398,6 +407,7 @@ class AccelSimKernelReader {
     L.grid = hdr_.grid;
     L.block = hdr_.block;
     L.cuda_stream = hdr_.stream;
+    if (!hdr_.cta_work.empty()) k.cta_work = parse_cta_work(hdr_.cta_work, L.grid.count(), hdr_.cta_work_at);
     if (hdr_.nregs >= 0 && hdr_.nregs <= 255) L.registers_per_thread = static_cast<std::uint32_t>(hdr_.nregs);
     else if (hdr_.nregs > 255)
       k.warnings.push_back("header '-nregs = " + std::to_string(hdr_.nregs) + "' is not a valid register count (max 255); registers treated as unknown");

@@ -18,6 +18,7 @@
 #include "gpuperf/error.hpp"
 #include "gpuperf/sass/instruction.hpp"
 #include "gpuperf/sass/memory_ops.hpp"
+#include "gpuperf/trace/cta_work.hpp"
 #include "gpuperf/trace/ir.hpp"
 
 namespace gpuperf {
@@ -166,6 +167,7 @@ inline void write_traceg(const Kernel& k, const std::string& path) {
   out.write(std::string("-accelsim tracer version = 5\n-enable lineinfo = ") + (lineinfo ? "1" : "0") + "\n");
   if (k.traced_ctas && k.traced_ctas < k.launch.grid.count()) out.write("-traced ctas = " + std::to_string(k.traced_ctas) + "\n");
   if (k.truncated_at_instructions) out.write("-truncated at instructions = " + std::to_string(k.truncated_at_instructions) + "\n");
+  if (!k.cta_work.empty()) out.write("-cta warp instructions = " + format_cta_work(k.cta_work) + "\n");
   out.write("\n#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses] immediate\n\n");
   // Group warps by CTA in first-seen order (stable within a CTA), so a grouped input keeps
   // its order and the reader rebuilds the same program.

@@ -10,6 +10,7 @@
 #include "gpuperf/config.hpp"
 #include "gpuperf/trace/byte_source.hpp"
 #include "gpuperf/trace/formats/accelsim.hpp"
+#include "gpuperf/trace/formats/cta_counts.hpp"
 #include "gpuperf/trace/formats/ncu.hpp"
 #include "gpuperf/trace/formats/ncu_lines.hpp"
 #include "gpuperf/trace/formats/pptgpu.hpp"
@@ -20,6 +21,7 @@ namespace gpuperf {
 
 GPUPERF_FUNC const std::vector<InputFormat>& input_formats() {
   static const std::vector<InputFormat> all = {
+      formats::cta_counts(),
       formats::accelsim_kernel(),
       formats::ncu_source(),
       formats::ncu_raw(),
@@ -36,7 +38,7 @@ GPUPERF_FUNC const std::vector<InputFormat>& input_formats() {
 inline constexpr const char* kExpectedInputs =
     "expected an Accel-Sim .trace/.traceg or kernelslist, a PPT-GPU app folder, "
     "Nsight Compute source/raw CSV pages (and the source page printed as cuda,sass for CUDA lines), "
-    "or a cuobjdump/nvdisasm SASS listing";
+    "a cuobjdump/nvdisasm SASS listing, or the tracer's cta_counts.tsv";
 
 // The format with this id, or nullptr.
 GPUPERF_FUNC const InputFormat* find_input_format(std::string_view id) {

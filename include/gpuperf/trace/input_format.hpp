@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpuperf/error.hpp"
+#include "gpuperf/trace/cta_work.hpp"
 #include "gpuperf/trace/ir.hpp"
 
 namespace gpuperf {
@@ -63,6 +64,7 @@ struct InputPlan {
   std::vector<detail::PendingKernel> launches;
   std::vector<Kernel> listing;  // SASS listing functions to join into the launches
   std::vector<FunctionSourceLines> source_lines;  // CUDA lines per function, joined into the launches
+  std::vector<LaunchCtaWork> cta_work;  // every CTA's warp instructions per launch, joined into the launches
   std::vector<MemcpyCommand> memcpys;
   std::string device_name;
   std::string empty_list;  // an input that names no kernels (for the "no kernels" message)

@@ -108,6 +108,14 @@ struct LaneAddresses {
   unsigned size() const { return n; }
 };
 
+// Warp instructions of `ctas` CTAs in a row of a grid, each running `warp_instructions`: the
+// grid's work per CTA in linear order (x fastest) as run lengths (trace/cta_work.hpp).
+struct CtaWorkRun {
+  std::uint64_t warp_instructions = 0;
+  std::uint64_t ctas = 0;
+  bool operator==(const CtaWorkRun& o) const { return warp_instructions == o.warp_instructions && ctas == o.ctas; }
+};
+
 struct WarpStream {
   Dim3 cta;                 // CTA index
   std::uint32_t warp_in_cta = 0;
@@ -177,6 +185,10 @@ struct Kernel {
   bool representative_cta = false;
   // The tracer stopped recording after this many instructions (0: complete trace).
   std::uint64_t truncated_at_instructions = 0;
+  // Warp instructions of every CTA of the grid, traced or not (gpuperf's tracer counts them all;
+  // a trace's '-cta warp instructions' header, or a cta_counts.tsv joined to it), as runs over
+  // the CTAs in linear order; they sum to the grid's CTAs. Empty: unknown.
+  std::vector<CtaWorkRun> cta_work;
   // Generic-address windows of shared and local memory as the tracer reported them (0:
   // unknown); kept so a converted trace resolves generic accesses as the original did.
   std::uint64_t shared_window_base = 0, local_window_base = 0;

@@ -274,6 +274,11 @@ GPUPERF_FUNC void read_launches(InputPlan& plan, const std::vector<std::size_t>&
     if (!pk.kernel) pk.kernel = AccelSimKernelReader::read(pk.file, mine);
     if (!plan.listing.empty() && !join_listing(*pk.kernel, plan.listing))
       pk.kernel->warnings.push_back("no function in the SASS listing matches this kernel's instructions; compiler stall counts unavailable");
+    if (!plan.cta_work.empty()) {
+      auto same_name = [](const std::string& a, const std::string& b) { return a == b || demangle(a) == demangle(b); };
+      std::string note = join_cta_counts(*pk.kernel, plan.cta_work, same_name);
+      if (!note.empty()) pk.kernel->warnings.push_back(std::move(note));
+    }
     if (!plan.source_lines.empty() && !attach_source_lines(*pk.kernel, demangle(pk.kernel->launch.name), plan.source_lines))
       pk.kernel->warnings.push_back("no function of the CUDA-with-SASS source page matches this kernel's name and instructions; no CUDA source lines");
     if (opt.accelsim.progress) {
