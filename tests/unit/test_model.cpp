@@ -484,6 +484,74 @@ TEST_CASE("sampled trace: CTAs of uneven work keep grid / traced, and the busies
   CHECK(k.cycles == doctest::Approx(chain).epsilon(0.05));
 }
 
+// A trace's header with the grid's per-CTA counts (gpuperf's tracer counts every CTA).
+static std::string with_cta_work(const std::string& trace, const std::string& list) {
+  const std::string at = "-traced ctas = ";
+  std::string t = trace;
+  t.insert(t.find(at), "-cta warp instructions = " + list + "\n");
+  return t;
+}
+
+TEST_CASE("sampled trace with the grid's per-CTA counts: untraced CTAs do the work the counts give them") {
+  auto g = GpuSpec::from_catalog(tables(), "h100");
+  // 8 traced CTAs of 8448 (132 SMs x 32 resident one-warp CTAs x 2 rounds), each a chain of 1000
+  // dependent adds; the counts say every untraced CTA runs three times as long.
+  const int grid = 8448;
+  const std::string trace = chain_ctas_trace(grid, std::vector<int>(8, 1000));
+  Session plain(load_trace_text(trace, "gpuperf_test_counts_plain.traceg"));
+  Session counted(load_trace_text(with_cta_work(trace, "1001*8 3003*8440"), "gpuperf_test_counts_3x.traceg"));
+  const KernelReport k0 = plain.predict(g).kernels.at(0), k = counted.predict(g).kernels.at(0);
+  CHECK(k0.warp_instructions == doctest::Approx(grid * 1001.0));
+  CHECK(k.warp_instructions == doctest::Approx(8 * 1001.0 + 8440 * 3003.0));
+  // Every SM runs CTAs three times as long: the rounds stretch threefold (their bounds too).
+  CHECK(k.cycles == doctest::Approx(3 * k0.cycles).epsilon(0.02));
+  CHECK(k.bounds.issue == doctest::Approx(3 * k0.bounds.issue).epsilon(0.02));
+  // Counts alike to the trace's change nothing.
+  Session same(load_trace_text(with_cta_work(trace, "1001*8448"), "gpuperf_test_counts_same.traceg"));
+  CHECK(same.predict(g).kernels.at(0).time_us == doctest::Approx(k0.time_us).epsilon(1e-12));
+  // The what-if sweep stretches its rounds as predict() does.
+  const Predictor& p = counted.predictor(0);
+  GpuSpec few = g;
+  few.sms = 66;
+  for (const GpuSpec& at : {g, few}) CHECK(p.predict_times({at}).front() == doctest::Approx(p.predict(at, {}).time_us).epsilon(0.01));
+}
+
+TEST_CASE("sampled trace with the grid's per-CTA counts: the busiest SM runs the heaviest CTA, traced or not") {
+  auto g = GpuSpec::from_catalog(tables(), "h100");
+  // A triangular loop over 20 CTAs, one per SM: the 8 traced run 1000..8000 adds, and the
+  // counts say the last, untraced, runs 20000.
+  std::vector<int> chains;
+  std::string list;
+  double total = 0;
+  for (int c = 0; c < 8; ++c) {
+    chains.push_back(1000 * (c + 1));
+    list += std::to_string(1000 * (c + 1) + 1) + " ";
+    total += 1000 * (c + 1) + 1;
+  }
+  list += "1001*11 20001";
+  total += 11 * 1001 + 20001;
+  Session s(load_trace_text(with_cta_work(chain_ctas_trace(20, chains), list), "gpuperf_test_counts_triangle.traceg"));
+  const KernelReport k = s.predict(g).kernels.at(0);
+  CHECK(k.warp_instructions == doctest::Approx(total));
+  Session alone(load_trace_text(serial_first_cta_trace(1, 1, 8000), "gpuperf_test_counts_chain_alone.traceg"));
+  const double chain = alone.predict(g).kernels.at(0).cycles;
+  // Without the counts the kernel took the heaviest traced CTA's 8000 adds.
+  CHECK(k.cycles == doctest::Approx(2.5 * chain).epsilon(0.05));
+}
+
+TEST_CASE("a truncated trace of the whole grid with its per-CTA counts stands for the counted work") {
+  auto g = GpuSpec::from_catalog(tables(), "h100");
+  // One CTA; the tracer stopped after 1001 of its 4001 instructions.
+  std::string trace = chain_ctas_trace(1, {1000});
+  trace.insert(trace.find("-traced ctas = "), "-truncated at instructions = 1001\n");
+  Session cut(load_trace_text(trace, "gpuperf_test_counts_cut.traceg"));
+  Session counted(load_trace_text(with_cta_work(trace, "4001"), "gpuperf_test_counts_cut_counted.traceg"));
+  const KernelReport k0 = cut.predict(g).kernels.at(0), k = counted.predict(g).kernels.at(0);
+  CHECK(k0.warp_instructions == doctest::Approx(1001));
+  CHECK(k.warp_instructions == doctest::Approx(4001));
+  CHECK(k.cycles == doctest::Approx(4 * k0.cycles).epsilon(0.02));
+}
+
 // Traced CTAs that differ by no more than the band all stand for the grid: counts scale by
 // grid / traced as they did, and the rounds replay every traced CTA.
 TEST_CASE("sampled trace: CTAs alike scale by grid / traced; fewer than three traced CTAs are never told apart") {

@@ -76,6 +76,13 @@ struct CtaSample {
   std::vector<std::uint32_t> typical;  // indices into KernelAnalysis::ctas; empty: every CTA stands for the grid alike
   int busiest = -1;                    // index of the CTA one round of the busiest SM holds, or -1
   double typical_weight = 1;           // grid CTAs per typical traced CTA
+  // With the grid's per-CTA counts (Kernel::cta_work): `work` is each traced CTA's counted work,
+  // `recorded` what its trace holds (less where the tracer stopped early), and `replayed` the
+  // recorded work a simulated round's CTA averages (model/sampled_ctas.hpp: cta_balance).
+  bool counted = false;
+  std::vector<double> recorded;
+  std::vector<std::uint64_t> linear_ids;  // each traced CTA's linear id in the grid
+  double replayed = 0;
   bool weighted() const { return !typical.empty(); }
 };
 

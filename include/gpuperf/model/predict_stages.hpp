@@ -156,13 +156,18 @@ struct KernelTime {
 };
 
 inline KernelTime kernel_time(const Bounds& round_bounds, double full_cycles, double tail_cycles, double busiest_cycles, const Waves& w,
-                              double warps_per_cta, const MemoryStats& ms, const AtomicProfile& atomics, const GpuSpec& g, bool sim, Target target) {
+                              const CtaBalance& balance, double warps_per_cta, const MemoryStats& ms, const AtomicProfile& atomics, const GpuSpec& g,
+                              bool sim, Target target) {
   KernelTime t;
-  const double rounds_cycles = sm_cycles(w, full_cycles, tail_cycles, g.cta_turnaround_cycles, busiest_cycles);
+  const double body = sm_cycles(w, full_cycles, tail_cycles, g.cta_turnaround_cycles);
+  // The busiest SM runs the round that holds a sampled trace's busiest CTA (busiest_cycles, 0
+  // where there is none) in place of a typical one.
+  const double rounds_cycles = balance.rounds * body + std::max(0.0, busiest_cycles - full_cycles);
   const double dram_gbs = g.dram_bandwidth_gbs * g.dram_efficiency;
   // The round's bounds are the average round's (the grid's counts): as many of them as the
-  // busiest SM runs, not stretched by the round that holds a sampled trace's busiest CTA.
-  t.bounds = kernel_scale(round_bounds, sm_cycles(w, full_cycles, tail_cycles, g.cta_turnaround_cycles), full_cycles);
+  // busiest SM runs, not stretched by the round that holds a sampled trace's busiest CTA, but by
+  // the busiest SM's share of the grid's counted work.
+  t.bounds = kernel_scale(round_bounds, balance.bounds * body, full_cycles);
   t.bounds.cta_dispatch = cta_dispatch_cycles(g, w.grid, warps_per_cta);
   t.sm = physical_floor(rounds_cycles, t.bounds);
   t.bounds.sm_rounds = t.sm;

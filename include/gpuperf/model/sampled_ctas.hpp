@@ -8,6 +8,10 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <queue>
+#include <utility>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -18,6 +22,8 @@
 #include "gpuperf/model/assumptions.hpp"
 #include "gpuperf/model/kernel_analysis.hpp"
 #include "gpuperf/model/prediction.hpp"
+#include "gpuperf/model/waves.hpp"
+#include "gpuperf/trace/cta_work.hpp"
 #include "gpuperf/trace/ir.hpp"
 
 namespace gpuperf {
@@ -45,6 +51,82 @@ inline std::vector<std::uint32_t> typical_ctas(const std::vector<double>& work, 
   return typical;
 }
 
+// The traced CTAs an untraced CTA of work `w` is like, of traced CTAs sorted by counted work:
+// those within `band` of it (each takes an equal share), else the one of the nearest work.
+inline std::pair<std::size_t, std::size_t> like_traced(const std::vector<std::pair<double, std::size_t>>& by_work, double w, double band) {
+  auto lo = std::lower_bound(by_work.begin(), by_work.end(), std::make_pair(w / band, std::size_t(0)));
+  auto hi = std::upper_bound(by_work.begin(), by_work.end(), std::make_pair(w * band, ~std::size_t(0)));
+  if (lo < hi) return {static_cast<std::size_t>(lo - by_work.begin()), static_cast<std::size_t>(hi - by_work.begin())};
+  auto it = std::lower_bound(by_work.begin(), by_work.end(), std::make_pair(w, std::size_t(0)));
+  if (it == by_work.end()) it = std::prev(it);
+  else if (it != by_work.begin() && std::log1p(w) - std::log1p(std::prev(it)->first) <= std::log1p(it->first) - std::log1p(w)) it = std::prev(it);
+  const auto i = static_cast<std::size_t>(it - by_work.begin());
+  return {i, i + 1};
+}
+
+// A sampled trace with the grid's per-CTA counts (Kernel::cta_work). Each untraced CTA does
+// what the traced CTAs of like work do (like_traced), scaled to its own work; a traced CTA the tracer
+// stopped early stands for its counted work. So each PC's grid count is the sum over traced
+// CTAs of their executions times (own counted work + the work of the CTAs they stand for) /
+// recorded work. Typical CTAs (by counted work) are what rounds replay, and the heaviest traced
+// CTA, where atypical, runs in one round as without counts (a complete trace only: a truncated
+// one holds part of it); how the grid's work falls on the SMs is cta_balance's.
+inline void weigh_by_grid_counts(const Kernel& k, KernelAnalysis& a, CtaSample s) {
+  const std::size_t n = a.ctas.size();
+  s.counted = true;
+  s.recorded = s.work;
+  s.linear_ids.resize(n);
+  for (std::size_t c = 0; c < n; ++c) {
+    s.linear_ids[c] = linear_cta(k.warps[a.ctas[c].front()].cta, k.launch.grid);
+    s.work[c] = static_cast<double>(cta_work_of(k.cta_work, s.linear_ids[c]));
+  }
+  std::vector<std::pair<double, std::size_t>> by_work;
+  for (std::size_t c = 0; c < n; ++c)
+    if (s.recorded[c] > 0) by_work.push_back({s.work[c], c});
+  if (by_work.empty()) return;
+  std::sort(by_work.begin(), by_work.end());
+  std::vector<std::uint64_t> traced_ids = s.linear_ids;
+  std::sort(traced_ids.begin(), traced_ids.end());
+  // The work each traced CTA stands for: its own, and that of the untraced CTAs nearest it.
+  std::vector<double> stands_for(n, 0.0);
+  for (std::size_t c = 0; c < n; ++c) stands_for[c] = s.recorded[c] > 0 ? s.work[c] : 0;
+  std::uint64_t first = 0;
+  for (const auto& run : k.cta_work) {
+    const auto lo = std::lower_bound(traced_ids.begin(), traced_ids.end(), first);
+    const auto hi = std::lower_bound(traced_ids.begin(), traced_ids.end(), first + run.ctas);
+    const double untraced = static_cast<double>(run.ctas) - static_cast<double>(hi - lo);
+    const double w = static_cast<double>(run.warp_instructions);
+    if (untraced > 0) {
+      const auto [b, e] = like_traced(by_work, w, assume::typical_cta_band);
+      for (std::size_t i = b; i < e; ++i) stands_for[by_work[i].second] += untraced * w / static_cast<double>(e - b);
+    }
+    first += run.ctas;
+  }
+  std::vector<double> weight(n, 0.0);  // per recorded instruction of the traced CTA
+  for (std::size_t c = 0; c < n; ++c) weight[c] = s.recorded[c] > 0 ? stands_for[c] / s.recorded[c] : 0;
+  std::vector<double> grid_exec(k.program.size(), 0.0);
+  for (std::size_t c = 0; c < n; ++c)
+    for (auto wi : a.ctas[c])
+      for (std::uint64_t d = k.warps[wi].begin; d < k.warps[wi].end; ++d) grid_exec[k.dyn[d].static_index] += weight[c];
+  double atomics_traced = 0, atomics_grid = 0;
+  for (std::size_t i = 0; i < k.program.size(); ++i) {
+    const double all = static_cast<double>(k.program[i].warp_executed);
+    if (!(all > 0)) continue;
+    a.pcs[i].grid_scale = grid_exec[i] / all;
+    if (is_global_atomic(k.program[i])) {
+      atomics_traced += all;
+      atomics_grid += grid_exec[i];
+    }
+  }
+  if (atomics_traced > 0) a.atomic_scale = atomics_grid / atomics_traced;
+  s.typical = typical_ctas(s.work, assume::typical_cta_band);
+  const double median = median_work(s.work);
+  const auto heaviest = static_cast<std::size_t>(std::max_element(s.work.begin(), s.work.end()) - s.work.begin());
+  if (!k.truncated_at_instructions && s.weighted() && median > 0 && s.work[heaviest] > median * assume::typical_cta_band)
+    s.busiest = static_cast<int>(heaviest);
+  a.sample = std::move(s);
+}
+
 // The grid's counts per PC from a sampled trace's CTAs (a.pcs[i].grid_scale, a.atomic_scale)
 // and the CTAs rounds replay (a.sample). A trace whose CTAs are alike, or that holds the whole
 // grid, keeps grid / traced for every PC. Needs a.ctas (group_ctas) and every traced CTA in it:
@@ -55,13 +137,20 @@ inline void weigh_sampled_ctas(const Kernel& k, KernelAnalysis& a) {
   a.atomic_scale = a.scale;
   const double grid = static_cast<double>(k.launch.grid.count());
   const double traced = static_cast<double>(a.ctas.size());
-  if (!a.dynamic || k.traced_ctas != a.ctas.size() || a.ctas.size() > StreamedAddresses::kKeptCtas || !(traced < grid)) return;
+  // A trace of the whole grid needs no weighing, unless the tracer stopped early and the grid's
+  // counts say how much its CTAs did.
+  const bool truncated_counted = k.truncated_at_instructions && !k.cta_work.empty();
+  if (!a.dynamic || k.traced_ctas != a.ctas.size() || a.ctas.size() > StreamedAddresses::kKeptCtas || !(traced < grid || truncated_counted)) return;
   CtaSample s;
   s.work.reserve(a.ctas.size());
   for (const auto& cta : a.ctas) {
     double w = 0;
     for (auto wi : cta) w += static_cast<double>(k.warps[wi].end - k.warps[wi].begin);
     s.work.push_back(w);
+  }
+  if (!k.cta_work.empty()) {
+    weigh_by_grid_counts(k, a, std::move(s));
+    return;
   }
   s.typical = typical_ctas(s.work, assume::typical_cta_band);
   // The heaviest traced CTA, where above the band, runs in one round of the busiest SM: an
@@ -125,6 +214,62 @@ inline std::size_t round_cta(const KernelAnalysis& a, int slot, bool busiest_rou
   }
   if (!s.weighted()) return static_cast<std::size_t>(slot) % a.ctas.size();
   return s.typical[static_cast<std::size_t>(slot) % s.typical.size()];
+}
+
+// How the grid's counted work falls on the SMs, against what the rounds assume. The busiest SM
+// runs its CTAs' counted work; a simulated round replays `round_ctas` traced CTAs of their
+// recorded work (the average round's counts set the bounds). rounds: the busiest SM's work over
+// per_sm replayed CTAs' (a round of lighter or truncated traced CTAs, or an SM that drew heavy
+// ones, stretches); bounds: over per_sm average CTAs'. 1 and 1 without the grid's counts.
+struct CtaBalance {
+  double rounds = 1, bounds = 1;
+};
+
+// CTAs go, in linear order, to the SM slot that frees first (one CTA per SM before a second on
+// any, as the hardware spreads a grid), each holding its slot for its work. The traced CTA that
+// one round holds apart (CtaSample::busiest) counts as a replayed one here: its round is added
+// on its own (busiest_cycles).
+inline CtaBalance cta_balance(const KernelAnalysis& a, const Waves& waves, int sms) {
+  const CtaSample& s = a.sample;
+  const double per_sm = waves.per_sm;
+  const int round_ctas = waves.round_ctas(), blocks_per_sm = waves.blocks_per_sm;
+  if (!s.counted || round_ctas <= 0 || !(per_sm > 0) || sms <= 0) return {};
+  double replayed = 0;
+  for (int slot = 0; slot < round_ctas; ++slot) replayed += s.recorded[round_cta(a, slot, false)];
+  replayed /= round_ctas;
+  if (!(replayed > 0)) return {};
+  const auto& runs = a.kernel->cta_work;
+  double total = 0, grid = 0;
+  for (const auto& r : runs) {
+    total += static_cast<double>(r.warp_instructions) * static_cast<double>(r.ctas);
+    grid += static_cast<double>(r.ctas);
+  }
+  const std::uint64_t set_apart = s.busiest >= 0 ? s.linear_ids[static_cast<std::size_t>(s.busiest)] : ~std::uint64_t(0);
+  double busiest_sm;
+  if (runs.size() == 1 && set_apart == ~std::uint64_t(0)) {
+    busiest_sm = per_sm * static_cast<double>(runs.front().warp_instructions);
+  } else {
+    const int slots = std::max(1, blocks_per_sm);
+    using Slot = std::pair<double, std::uint64_t>;  // (frees at, slot-major index: slot * sms + sm)
+    std::priority_queue<Slot, std::vector<Slot>, std::greater<Slot>> free_at;
+    for (std::uint64_t i = 0; i < std::uint64_t(slots) * std::uint64_t(sms); ++i) free_at.push({0.0, i});
+    std::vector<double> sm_work(static_cast<std::size_t>(sms), 0.0);
+    std::uint64_t id = 0;
+    for (const auto& r : runs)
+      for (std::uint64_t j = 0; j < r.ctas; ++j, ++id) {
+        const double w = id == set_apart ? replayed : static_cast<double>(r.warp_instructions);
+        Slot sl = free_at.top();
+        free_at.pop();
+        sm_work[static_cast<std::size_t>(sl.second % std::uint64_t(sms))] += w;
+        free_at.push({sl.first + w, sl.second});
+      }
+    busiest_sm = *std::max_element(sm_work.begin(), sm_work.end());
+  }
+  CtaBalance b;
+  b.rounds = busiest_sm / (per_sm * replayed);
+  const double average = grid > 0 ? total / grid : 0;
+  if (average > 0) b.bounds = busiest_sm / (per_sm * average);
+  return b;
 }
 
 }  // namespace detail

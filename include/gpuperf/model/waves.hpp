@@ -31,14 +31,11 @@ inline Waves place_rounds(double grid, int sms, int blocks_per_sm) {
   return w;
 }
 
-// SM cycles of the kernel body: the full rounds, then the tail round. The busiest SM runs the
-// round that holds a sampled trace's busiest CTA (busiest_cycles, 0 where there is none) in
-// place of a typical one. Where an SM holds one CTA at a time, the next starts only
-// `turnaround_cycles` after the last exits (calibration group `cta`: 285 cycles on sm_90);
-// with more resident, the others run through the gap.
-inline double sm_cycles(const Waves& w, double round_cycles, double tail_cycles, double turnaround_cycles, double busiest_cycles = 0) {
+// SM cycles of the kernel body: the full rounds, then the tail round. Where an SM holds one CTA
+// at a time, the next starts only `turnaround_cycles` after the last exits (calibration group
+// `cta`: 285 cycles on sm_90); with more resident, the others run through the gap.
+inline double sm_cycles(const Waves& w, double round_cycles, double tail_cycles, double turnaround_cycles) {
   double body = (w.full > 0 ? w.full * round_cycles : round_cycles) + (w.has_tail() ? tail_cycles : 0);
-  if (busiest_cycles > round_cycles) body += busiest_cycles - round_cycles;
   const double gaps = w.blocks_per_sm == 1 ? std::max(0.0, std::ceil(w.per_sm) - 1) : 0.0;
   return body + gaps * turnaround_cycles;
 }
