@@ -120,7 +120,10 @@ def predict_rows(gpuperf, splits, jobs, targets=TARGETS):
                     continue
                 work.append((src, suite, program, gpu, "ncu, same GPU" if same else "ncu, other GPU", target, ncu_inputs(d)))
                 if os.path.exists(kl):
-                    work.append((src, suite, program, gpu, "trace, same GPU" if same else "trace, other GPU", target, [kl]))
+                    # The tracer's per-CTA counts of the same launches, where collected (ingest.py --counts).
+                    counts = os.path.join(d, "cta_counts.tsv.xz")
+                    inputs = [kl] + ([counts] if os.path.exists(counts) else [])
+                    work.append((src, suite, program, gpu, "trace, same GPU" if same else "trace, other GPU", target, inputs))
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         results = list(pool.map(lambda w: report(gpuperf, w[6], w[3], w[5]), work))
 

@@ -2,6 +2,7 @@
 """Bring collected validation datasets into the repository and (re)write the manifest.
 
   python3 bench/validation/ingest.py COLLECTED_GPU_DIR GPU [COLLECTED_GPU_DIR GPU ...]
+  python3 bench/validation/ingest.py --counts COLLECTED_GPU_DIR GPU [--counts ...]
   python3 bench/validation/ingest.py --manifest-only
 
 COLLECTED_GPU_DIR is what tools/device/collect_validation.py wrote for one GPU
@@ -9,10 +10,13 @@ COLLECTED_GPU_DIR is what tools/device/collect_validation.py wrote for one GPU
 bench/validation/data/<GPU>/<suite>/<program>/. A trace whose compressed size is over
 --max-trace-bytes is cut to its first whole CTAs (the header's CTA count and sampling are
 rewritten to say so), so that the repository stays small; the manifest says which were cut.
+--counts takes a count-only collection (collect_validation.py --phase counts: the tracer with no
+CTA traced, every CTA's warp instructions counted) and adds each program's traces/cta_counts.tsv
+as cta_counts.tsv.xz beside the program's traces, where the program ran the same command.
 
 bench/validation/manifest.csv gets one row per launch and GPU:
   suite, program, launch, kernel, gpu, split, ncu_time_us, event_time_us, run_time_us,
-  grid, block, command, ncu_dir, trace, listing, trace_note
+  grid, block, command, ncu_dir, trace, listing, trace_note, cta_counts
 ncu_time_us: Nsight Compute gpu__time_duration (one launch, caches flushed, clocks not locked);
 event_time_us: mean of back-to-back replays of the launch between CUDA events (warm caches),
 empty where not measured; run_time_us: the launch's own duration in an unprofiled run.
@@ -145,6 +149,41 @@ def ingest(src_gpu_dir, gpu, limit):
             json.dump(man, open(os.path.join(dst, "manifest.json"), "w"), indent=1)
 
 
+def ingest_counts(src_gpu_dir, gpu):
+    """Each program's per-CTA counts from a count-only run, beside its traces."""
+    added = skipped = 0
+    for suite in sorted(os.listdir(src_gpu_dir)):
+        sdir = os.path.join(src_gpu_dir, suite)
+        if not os.path.isdir(sdir):
+            continue
+        listed = {p["program"]: p for p in json.load(open(os.path.join(HERE, "suites", suite + ".json")))["programs"]}
+        for program in sorted(os.listdir(sdir)):
+            src = os.path.join(sdir, program, "traces", "cta_counts.tsv")
+            dst = os.path.join(DATA, gpu, suite, program)
+            if not os.path.exists(src) or not os.path.isdir(os.path.join(dst, "traces")):
+                continue
+            man = json.load(open(os.path.join(dst, "manifest.json")))
+            if program not in listed or man.get("command") != listed[program]["cmd"]:
+                print(f"{gpu}/{suite}/{program}: traced with another command than the count-only run's; counts not added")
+                skipped += 1
+                continue
+            with open(src, "rb") as f, lzma.open(os.path.join(dst, "cta_counts.tsv.xz"), "wb", preset=9) as g:
+                g.write(f.read())
+            man.setdefault("files", {})["cta_counts.tsv.xz"] = (
+                "gpuperf NVBit tracer, count-only run (GPUPERF_TRACE_CTAS=none): every CTA's warp instructions per launch")
+            json.dump(man, open(os.path.join(dst, "manifest.json"), "w"), indent=1)
+            added += 1
+    print(f"{gpu}: per-CTA counts added for {added} programs, {skipped} skipped")
+
+
+def cta_counts_launches(path):
+    """Launch ids a cta_counts.tsv.xz holds."""
+    if not os.path.exists(path):
+        return set()
+    with lzma.open(path, "rt") as f:
+        return {int(line.split("\t", 1)[0]) for line in f if line.strip() and not line.startswith("#")}
+
+
 def read_ncu_raw(path):
     """(launch id 1-based, kernel, gpu__time_duration in us) per profiled launch, in ID order."""
     text = lzma.open(path, "rt", errors="replace").read()
@@ -193,6 +232,7 @@ def write_manifest():
                 replays = read_times(os.path.join(d, "launch_times.tsv"))
                 if not os.path.exists(os.path.join(d, "ncu_raw.csv.xz")):
                     continue
+                counted = cta_counts_launches(os.path.join(d, "cta_counts.tsv.xz"))
                 for launch, kernel, ncu_us, grid, block in read_ncu_raw(os.path.join(d, "ncu_raw.csv.xz")):
                     trace = os.path.join(rel, "traces", f"kernel-{launch}.traceg.xz")
                     has_trace = os.path.exists(os.path.join(HERE, trace))
@@ -206,6 +246,7 @@ def write_manifest():
                         "ncu_dir": rel, "trace": trace if has_trace else "",
                         "listing": os.path.join(rel, "sass.cuobjdump.sass.xz") if os.path.exists(os.path.join(d, "sass.cuobjdump.sass.xz")) else "",
                         "trace_note": man.get("trace_notes", {}).get(f"kernel-{launch}.traceg.xz", ""),
+                        "cta_counts": os.path.join(rel, "cta_counts.tsv.xz") if launch in counted else "",
                     })
     with open(os.path.join(HERE, "manifest.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -219,7 +260,11 @@ def main():
     ap.add_argument("pairs", nargs="*", help="COLLECTED_GPU_DIR GPU ...")
     ap.add_argument("--max-trace-bytes", type=int, default=1 << 20)
     ap.add_argument("--manifest-only", action="store_true")
+    ap.add_argument("--counts", nargs=2, action="append", default=[], metavar=("COLLECTED_GPU_DIR", "GPU"),
+                    help="a count-only collection (collect_validation.py --phase counts) for GPU")
     a = ap.parse_args()
+    for src, gpu in a.counts:
+        ingest_counts(src, gpu)
     if not a.manifest_only:
         if len(a.pairs) % 2:
             ap.error("give COLLECTED_GPU_DIR GPU pairs")
