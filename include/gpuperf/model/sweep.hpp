@@ -49,6 +49,7 @@ class SweepBlock {
   // A point: its setup and, per round (full, tail), its key's index; its DRAM latency's node.
   struct Point {
     Setup s;
+    CtaBalance balance;  // the grid's counted work on this point's SMs (once per placement)
     int full = -1, tail = -1, node = 0;
     bool exact = false;  // a DRAM latency no node brackets (not finite, or not above 0)
   };
@@ -83,9 +84,17 @@ class SweepBlock {
 
   // The keys of each point's full and tail rounds, and the nodes around each point.
   void index_rounds() {
+    // Points that place the grid alike share its balance (a grid of many uneven CTAs takes
+    // a pass over them).
+    std::map<std::tuple<int, int, int, double>, CtaBalance> balances;
     for (std::size_t i = 0; i < n_; ++i) {
       Point& pt = pts_[i];
       if (pt.exact) continue;
+      const Waves& w = pt.s.waves;
+      const auto placement = std::make_tuple(gpu(i).sms, w.blocks_per_sm, w.round_ctas(), w.per_sm);
+      auto found = balances.find(placement);
+      if (found == balances.end()) found = balances.emplace(placement, cta_balance(an_, w, gpu(i).sms)).first;
+      pt.balance = found->second;
       const std::size_t base = base_of(i);
       pt.full = key_of(base, pt.s.waves.round_ctas(), i);
       if (pt.s.waves.has_tail()) pt.tail = key_of(base, static_cast<int>(pt.s.waves.tail), i);
@@ -142,7 +151,7 @@ class SweepBlock {
   // The kernel's time at point i from its rounds.
   double time_of(std::size_t i, const RoundSummary& full, double tail_cycles) const {
     const Point& pt = pts_[i];
-    return kernel_time(full.bounds, full.cycles, tail_cycles, full.busiest_cycles, pt.s.waves, cta_balance(an_, pt.s.waves, gpu(i).sms),
+    return kernel_time(full.bounds, full.cycles, tail_cycles, full.busiest_cycles, pt.s.waves, pt.balance,
                        an_.kernel->launch.warps_per_cta(), pt.s.rates->stats, an_.atomics, gpu(i), pt.s.sim,
                        opt_.target)
         .time_us;
