@@ -162,7 +162,7 @@ inline KernelTime kernel_time(const Bounds& round_bounds, double full_cycles, do
   const double body = sm_cycles(w, full_cycles, tail_cycles, g.cta_turnaround_cycles);
   // The busiest SM runs the round that holds a sampled trace's busiest CTA (busiest_cycles, 0
   // where there is none) in place of a typical one.
-  const double rounds_cycles = balance.rounds * body + std::max(0.0, busiest_cycles - full_cycles);
+  const double rounds_cycles = balance.rounds * (body + std::max(0.0, busiest_cycles - full_cycles));
   const double dram_gbs = g.dram_bandwidth_gbs * g.dram_efficiency;
   // The round's bounds are the average round's (the grid's counts): as many of them as the
   // busiest SM runs, not stretched by the round that holds a sampled trace's busiest CTA, but by

@@ -65,12 +65,13 @@ inline std::pair<std::size_t, std::size_t> like_traced(const std::vector<std::pa
 }
 
 // A sampled trace with the grid's per-CTA counts (Kernel::cta_work). Each untraced CTA does
-// what the traced CTAs of like work do (like_traced), scaled to its own work; a traced CTA the tracer
-// stopped early stands for its counted work. So each PC's grid count is the sum over traced
-// CTAs of their executions times (own counted work + the work of the CTAs they stand for) /
-// recorded work. Typical CTAs (by counted work) are what rounds replay, and the heaviest traced
-// CTA, where atypical, runs in one round as without counts (a complete trace only: a truncated
-// one holds part of it); how the grid's work falls on the SMs is cta_balance's.
+// what the traced CTAs of like work do (like_traced), scaled to its own work; a traced CTA the
+// tracer stopped early stands for its counted work. So each PC's grid count is the sum over
+// traced CTAs of their executions times (own counted work + the work of the CTAs they stand
+// for) / recorded work. Typical CTAs (by counted work) are what rounds replay, and the heaviest
+// traced CTA, where above the band (of a weighted or an uneven sample), runs in one round as
+// without counts (a complete trace only: a truncated one holds part of it); how the grid's work
+// falls on the SMs is cta_balance's.
 inline void weigh_by_grid_counts(const Kernel& k, KernelAnalysis& a, CtaSample s) {
   const std::size_t n = a.ctas.size();
   s.counted = true;
@@ -122,7 +123,7 @@ inline void weigh_by_grid_counts(const Kernel& k, KernelAnalysis& a, CtaSample s
   s.typical = typical_ctas(s.work, assume::typical_cta_band);
   const double median = median_work(s.work);
   const auto heaviest = static_cast<std::size_t>(std::max_element(s.work.begin(), s.work.end()) - s.work.begin());
-  if (!k.truncated_at_instructions && s.weighted() && median > 0 && s.work[heaviest] > median * assume::typical_cta_band)
+  if (!k.truncated_at_instructions && n >= 3 && median > 0 && s.work[heaviest] > median * assume::typical_cta_band)
     s.busiest = static_cast<int>(heaviest);
   a.sample = std::move(s);
 }
@@ -217,18 +218,18 @@ inline std::size_t round_cta(const KernelAnalysis& a, int slot, bool busiest_rou
 }
 
 // How the grid's counted work falls on the SMs, against what the rounds assume. The busiest SM
-// runs its CTAs' counted work; a simulated round replays `round_ctas` traced CTAs of their
-// recorded work (the average round's counts set the bounds). rounds: the busiest SM's work over
-// per_sm replayed CTAs' (a round of lighter or truncated traced CTAs, or an SM that drew heavy
-// ones, stretches); bounds: over per_sm average CTAs'. 1 and 1 without the grid's counts.
+// runs its CTAs' counted work; the simulated rounds replay per_sm traced CTAs of their recorded
+// work (one of them the heaviest traced CTA, where a round holds it apart: the rounds' time is
+// then the body plus that round's excess), and the average round's counts set the bounds.
+// rounds: the busiest SM's work over the replayed CTAs' (a round of lighter or truncated traced
+// CTAs, or an SM that drew heavier untraced ones, stretches); bounds: over per_sm average CTAs'.
+// 1 and 1 without the grid's counts.
 struct CtaBalance {
   double rounds = 1, bounds = 1;
 };
 
 // CTAs go, in linear order, to the SM slot that frees first (one CTA per SM before a second on
-// any, as the hardware spreads a grid), each holding its slot for its work. The traced CTA that
-// one round holds apart (CtaSample::busiest) counts as a replayed one here: its round is added
-// on its own (busiest_cycles).
+// any, as the hardware spreads a grid), each holding its slot for its work.
 inline CtaBalance cta_balance(const KernelAnalysis& a, const Waves& waves, int sms) {
   const CtaSample& s = a.sample;
   const double per_sm = waves.per_sm;
@@ -244,9 +245,8 @@ inline CtaBalance cta_balance(const KernelAnalysis& a, const Waves& waves, int s
     total += static_cast<double>(r.warp_instructions) * static_cast<double>(r.ctas);
     grid += static_cast<double>(r.ctas);
   }
-  const std::uint64_t set_apart = s.busiest >= 0 ? s.linear_ids[static_cast<std::size_t>(s.busiest)] : ~std::uint64_t(0);
   double busiest_sm;
-  if (runs.size() == 1 && set_apart == ~std::uint64_t(0)) {
+  if (runs.size() == 1) {
     busiest_sm = per_sm * static_cast<double>(runs.front().warp_instructions);
   } else {
     const int slots = std::max(1, blocks_per_sm);
@@ -254,10 +254,9 @@ inline CtaBalance cta_balance(const KernelAnalysis& a, const Waves& waves, int s
     std::priority_queue<Slot, std::vector<Slot>, std::greater<Slot>> free_at;
     for (std::uint64_t i = 0; i < std::uint64_t(slots) * std::uint64_t(sms); ++i) free_at.push({0.0, i});
     std::vector<double> sm_work(static_cast<std::size_t>(sms), 0.0);
-    std::uint64_t id = 0;
     for (const auto& r : runs)
-      for (std::uint64_t j = 0; j < r.ctas; ++j, ++id) {
-        const double w = id == set_apart ? replayed : static_cast<double>(r.warp_instructions);
+      for (std::uint64_t j = 0; j < r.ctas; ++j) {
+        const double w = static_cast<double>(r.warp_instructions);
         Slot sl = free_at.top();
         free_at.pop();
         sm_work[static_cast<std::size_t>(sl.second % std::uint64_t(sms))] += w;
@@ -266,7 +265,11 @@ inline CtaBalance cta_balance(const KernelAnalysis& a, const Waves& waves, int s
     busiest_sm = *std::max_element(sm_work.begin(), sm_work.end());
   }
   CtaBalance b;
-  b.rounds = busiest_sm / (per_sm * replayed);
+  // The rounds replay per_sm CTAs of `replayed` work each, one of them the heaviest traced CTA
+  // where a round holds it.
+  double modelled = per_sm * replayed;
+  if (s.busiest >= 0) modelled += s.recorded[static_cast<std::size_t>(s.busiest)] - replayed;
+  b.rounds = busiest_sm / modelled;
   const double average = grid > 0 ? total / grid : 0;
   if (average > 0) b.bounds = busiest_sm / (per_sm * average);
   return b;
