@@ -144,40 +144,29 @@ def main():
             log(out, f"{suite}/{p['program']}: measured rc={rc} in {dt:.0f} s")
             open(mark, "w").write(str(rc))
 
+    # Tracer runs, several programs at once (trace timing does not matter): `marker` makes a run
+    # that stopped at a time limit go on where it was.
+    def tracer_runs(marker, ctas, extra, verb):
+        def run(item):
+            suite, p = item
+            mark = os.path.join(out, suite, p["program"], marker)
+            if os.path.exists(mark):
+                return None
+            if not prepare(out, suite, p):
+                return f"{suite}/{p['program']}: prepare failed"
+            rc, dt = run_collect(out, suite, p, ["--skip-ncu", "--tracer", a.tracer, "--ctas", ctas, *extra], a.timeout * 2)
+            open(mark, "w").write(str(rc))
+            return f"{suite}/{p['program']}: {verb} rc={rc} in {dt:.0f} s"
+
+        with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+            for msg in pool.map(run, todo):
+                if msg:
+                    log(out, msg)
+
     if a.phase in ("trace", "all"):
-        def trace(item):
-            suite, p = item
-            mark = os.path.join(out, suite, p["program"], ".traced")
-            if os.path.exists(mark):
-                return None
-            if not prepare(out, suite, p):
-                return f"{suite}/{p['program']}: prepare failed"
-            rc, dt = run_collect(out, suite, p, ["--skip-ncu", "--tracer", a.tracer, "--ctas", a.ctas, "--max-instrs", a.max_instrs],
-                                 a.timeout * 2)
-            open(mark, "w").write(str(rc))
-            return f"{suite}/{p['program']}: traced rc={rc} in {dt:.0f} s"
-
-        with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-            for msg in pool.map(trace, todo):
-                if msg:
-                    log(out, msg)
-
+        tracer_runs(".traced", a.ctas, ["--max-instrs", a.max_instrs], "traced")
     if a.phase == "counts":
-        def count(item):
-            suite, p = item
-            mark = os.path.join(out, suite, p["program"], ".counted")
-            if os.path.exists(mark):
-                return None
-            if not prepare(out, suite, p):
-                return f"{suite}/{p['program']}: prepare failed"
-            rc, dt = run_collect(out, suite, p, ["--skip-ncu", "--tracer", a.tracer, "--ctas", "none"], a.timeout * 2)
-            open(mark, "w").write(str(rc))
-            return f"{suite}/{p['program']}: counted rc={rc} in {dt:.0f} s"
-
-        with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-            for msg in pool.map(count, todo):
-                if msg:
-                    log(out, msg)
+        tracer_runs(".counted", "none", [], "counted")
     log(out, "done")
 
 
