@@ -64,6 +64,23 @@ inline std::pair<std::size_t, std::size_t> like_traced(const std::vector<std::pa
   return {i, i + 1};
 }
 
+// Each PC's grid executions over its traced ones (a.pcs[i].grid_scale), and the same for the
+// global atomics together (a.atomic_scale), from the grid's executions per PC. PCs the trace
+// never ran keep their scale.
+inline void scale_to_grid_executions(const Kernel& k, KernelAnalysis& a, const std::vector<double>& grid_exec) {
+  double atomics_traced = 0, atomics_grid = 0;
+  for (std::size_t i = 0; i < k.program.size(); ++i) {
+    const double all = static_cast<double>(k.program[i].warp_executed);
+    if (!(all > 0)) continue;
+    a.pcs[i].grid_scale = grid_exec[i] / all;
+    if (is_global_atomic(k.program[i])) {
+      atomics_traced += all;
+      atomics_grid += grid_exec[i];
+    }
+  }
+  if (atomics_traced > 0) a.atomic_scale = atomics_grid / atomics_traced;
+}
+
 // A sampled trace with the grid's per-CTA counts (Kernel::cta_work). Each untraced CTA does
 // what the traced CTAs of like work do (like_traced), scaled to its own work; a traced CTA the
 // tracer stopped early stands for its counted work. So each PC's grid count is the sum over
@@ -109,17 +126,7 @@ inline void weigh_by_grid_counts(const Kernel& k, KernelAnalysis& a, CtaSample s
   for (std::size_t c = 0; c < n; ++c)
     for (auto wi : a.ctas[c])
       for (std::uint64_t d = k.warps[wi].begin; d < k.warps[wi].end; ++d) grid_exec[k.dyn[d].static_index] += weight[c];
-  double atomics_traced = 0, atomics_grid = 0;
-  for (std::size_t i = 0; i < k.program.size(); ++i) {
-    const double all = static_cast<double>(k.program[i].warp_executed);
-    if (!(all > 0)) continue;
-    a.pcs[i].grid_scale = grid_exec[i] / all;
-    if (is_global_atomic(k.program[i])) {
-      atomics_traced += all;
-      atomics_grid += grid_exec[i];
-    }
-  }
-  if (atomics_traced > 0) a.atomic_scale = atomics_grid / atomics_traced;
+  scale_to_grid_executions(k, a, grid_exec);
   s.typical = typical_ctas(s.work, assume::typical_cta_band);
   const double median = median_work(s.work);
   const auto heaviest = static_cast<std::size_t>(std::max_element(s.work.begin(), s.work.end()) - s.work.begin());
@@ -175,18 +182,12 @@ inline void weigh_sampled_ctas(const Kernel& k, KernelAnalysis& a) {
     if (!is_typical[c])
       for (auto wi : a.ctas[c])
         for (std::uint64_t d = k.warps[wi].begin; d < k.warps[wi].end; ++d) once[k.dyn[d].static_index] += 1;
-  double atomics_traced = 0, atomics_grid = 0;
+  std::vector<double> grid_exec(k.program.size(), 0.0);
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const double all = static_cast<double>(k.program[i].warp_executed);
-    if (!(all > 0)) continue;
-    const double grid_exec = once[i] + (all - once[i]) * s.typical_weight;
-    a.pcs[i].grid_scale = grid_exec / all;
-    if (is_global_atomic(k.program[i])) {
-      atomics_traced += all;
-      atomics_grid += grid_exec;
-    }
+    if (all > 0) grid_exec[i] = once[i] + (all - once[i]) * s.typical_weight;
   }
-  if (atomics_traced > 0) a.atomic_scale = atomics_grid / atomics_traced;
+  scale_to_grid_executions(k, a, grid_exec);
   a.sample = std::move(s);
 }
 
