@@ -364,16 +364,29 @@ TEST_CASE("redteam: '-truncated at instructions' is honoured: a warning and a wi
   write_file(d / "t.traceg", "-truncated at instructions = 9\n" + body);
   Kernel k = AccelSimKernelReader::read(d / "t.traceg");
   CHECK(k.truncated_at_instructions == 9);
-  REQUIRE(!k.warnings.empty());
-  CHECK(k.warnings.back().find("the tracer stopped after 9 instructions") == 0);
   auto t = Tables::load_default();
   GpuSpec g = GpuSpec::from_catalog(t, "v100");
   Kernel full = AccelSimKernelReader::read(kAs + "/v5_modes.traceg");
   KernelReport a = Predictor(std::make_shared<const Kernel>(full)).predict(g);
   KernelReport b = Predictor(std::make_shared<const Kernel>(k)).predict(g);
+  auto truncation_note = [](const KernelReport& r) {
+    for (const auto& w : r.warnings)
+      if (w.code == WarningCode::truncated_trace) return explain(w);
+    return std::string("(none)");
+  };
+  CHECK(truncation_note(b) ==
+        "the tracer stopped after 9 instructions ('-truncated at instructions'): the last traced CTA is partial, so the prediction is low and its range is wider");
   CHECK(b.time_us == doctest::Approx(a.time_us));
   CHECK(b.time_high_us >= 2 * b.time_us * 0.999);  // 2 traced CTAs: the complete one alone scales twice as far
   CHECK(a.time_high_us < b.time_high_us);
+  // With every CTA's counted work the recorded part stands for it: no "low" warning, no widening.
+  write_file(d / "c.traceg", "-truncated at instructions = 9\n-cta warp instructions = 9 6\n" + body);
+  Kernel kc = AccelSimKernelReader::read(d / "c.traceg");
+  REQUIRE(kc.cta_work.size() == 2);
+  KernelReport c = Predictor(std::make_shared<const Kernel>(kc)).predict(g);
+  CHECK(truncation_note(c) ==
+        "the tracer stopped after 9 instructions ('-truncated at instructions'): each traced CTA's recorded part stands for its whole counted work (per-CTA counts)");
+  CHECK(c.time_high_us < 2 * c.time_us * 0.999);
 }
 
 // ---- folders and kernelslists -------------------------------------------------------------

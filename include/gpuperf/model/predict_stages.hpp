@@ -31,6 +31,8 @@ inline KernelReport identify(const Kernel& k, const GpuSpec& g) {
   rep.arch = g.arch;
   rep.sm_clock_mhz = g.sm_clock_mhz;
   for (auto& w : k.warnings) rep.warnings.push_back({WarningCode::input, {w}});
+  if (k.truncated_at_instructions)
+    rep.warnings.push_back({WarningCode::truncated_trace, {std::to_string(k.truncated_at_instructions), k.cta_work.empty() ? "" : "counted"}});
   return rep;
 }
 
@@ -138,7 +140,8 @@ inline void time_range(const Kernel& k, const KernelAnalysis& an, const GpuSpec&
   }
   // A truncated trace's last CTA is partial: counting only the complete ones scales by
   // traced / (traced - 1) more (with one CTA there is no upper end to give; the warning says so).
-  if (k.truncated_at_instructions && k.traced_ctas > 1)
+  // With the grid's per-CTA counts the recorded part stands for the counted work: no widening.
+  if (k.truncated_at_instructions && k.cta_work.empty() && k.traced_ctas > 1)
     rep.time_high_us = std::max(rep.time_high_us, rep.time_us * double(k.traced_ctas) / double(k.traced_ctas - 1));
 }
 

@@ -40,6 +40,7 @@ enum class WarningCode : std::uint8_t {
   ctas_replayed,      // {traced CTAs, resident CTAs}
   atypical_ctas,      // a sampled trace's CTAs unlike the others (CtaSample): {atypical CTAs, traced CTAs, heaviest / median work or empty}
   uneven_ctas,        // a sampled trace's CTAs without a majority near the median: {traced CTAs, heaviest / median work}
+  truncated_trace,    // the tracer stopped early: {instructions, "counted" where per-CTA counts give the CTAs' whole work, else ""}
 };
 
 struct Warning {

@@ -142,6 +142,10 @@ inline std::string explain(const Warning& w) {
     case WarningCode::uneven_ctas:
       return "the " + arg(0) + " traced CTAs' work is uneven (the heaviest " + arg(1) +
              "x the median): counts are scaled by grid / traced CTAs, and the heaviest runs in one round of the busiest SM";
+    case WarningCode::truncated_trace:
+      return "the tracer stopped after " + arg(0) + " instructions ('-truncated at instructions'): " +
+             (arg(1).empty() ? std::string("the last traced CTA is partial, so the prediction is low and its range is wider")
+                             : std::string("each traced CTA's recorded part stands for its whole counted work (per-CTA counts)"));
   }
   return arg(0);
 }

@@ -350,11 +350,9 @@ class AccelSimKernelReader {
       for (auto& w : k.warps) ctas.insert(cta_key(w.cta));
       k.traced_ctas = ctas.size();
     }
-    if (hdr_.truncated_at) {
-      k.truncated_at_instructions = hdr_.truncated_at;
-      k.warnings.push_back("the tracer stopped after " + std::to_string(hdr_.truncated_at) +
-                           " instructions ('-truncated at instructions'): the last traced CTA is partial, so the prediction is low and its range is wider");
-    }
+    // Reported by the model (WarningCode::truncated_trace), which knows whether per-CTA counts
+    // joined later give the CTAs' whole work.
+    if (hdr_.truncated_at) k.truncated_at_instructions = hdr_.truncated_at;
     if (hdr_.traced_ctas && hdr_.traced_ctas != k.traced_ctas)
       k.warnings.push_back("header says " + std::to_string(hdr_.traced_ctas) + " traced CTAs, body has " + std::to_string(k.traced_ctas));
     if (k.traced_ctas && k.traced_ctas < k.launch.grid.count())
