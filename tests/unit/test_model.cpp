@@ -674,6 +674,45 @@ static std::string per_cta_counter_trace(int ctas, int reps, unsigned stride, in
   return t.str();
 }
 
+// `traced` CTAs of a `grid`-CTA launch, one warp each, each loading 64 lines of 128 B in turn:
+// the same 64 lines in every CTA (a shared table) or 64 lines of its own (a private stream).
+static std::string line_loads_trace(int traced, int grid, bool shared) {
+  std::ostringstream t;
+  t << "-kernel name = line_loads\n-kernel id = 1\n-grid dim = (" << grid
+    << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n"
+    << "-traced ctas = " << traced << "\n-cta sampling = first " << traced << "\n\n";
+  for (int c = 0; c < traced; ++c) {
+    t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = 65\n" << std::hex;
+    for (int r = 0; r < 64; ++r) {
+      const unsigned long long line = 0x7f0000000000ull + 128ull * static_cast<unsigned long long>(shared ? r : c * 64 + r);
+      t << "0010 ffffffff 1 R2 LDG.E 1 R4 4 0";
+      for (int l = 0; l < 32; ++l) t << " 0x" << line + 4ull * static_cast<unsigned long long>(l);
+      t << "\n";
+    }
+    t << std::dec << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n\n";
+  }
+  return t.str();
+}
+
+TEST_CASE("sampled trace: data the traced CTAs share is shared by the grid's untraced CTAs too (L2)") {
+  // 8 traced CTAs of 1,024. A table all of them read: the sample's first half touches every
+  // sector the whole sample does (growth 0), so in the grid only the first CTA misses; the
+  // sample alone would miss once in 8 and scale those misses 128 times (8 MiB for a 8 KiB table).
+  auto g = GpuSpec::from_catalog(tables(), "h100");
+  Session table(load_trace_text(line_loads_trace(8, 1024, true), "gpuperf_test_shared_table.traceg"));
+  const auto t = table.predict(g).kernels.at(0);
+  CHECK(t.memory.l2_hit_rate == doctest::Approx(1.0 - 1.0 / 1024).epsilon(1e-3));
+  CHECK(t.memory.dram_read_bytes == doctest::Approx(64 * 128).epsilon(1e-3));
+  // Each CTA its own lines: growth 1, every sector a first touch in the grid as in the sample.
+  Session stream(load_trace_text(line_loads_trace(8, 1024, false), "gpuperf_test_private_stream.traceg"));
+  const auto p = stream.predict(g).kernels.at(0);
+  CHECK(p.memory.l2_hit_rate == doctest::Approx(0.0));
+  CHECK(p.memory.dram_read_bytes == doctest::Approx(1024.0 * 64 * 128).epsilon(1e-3));
+  // The whole grid traced: nothing to extrapolate, the table misses once.
+  Session whole(load_trace_text(line_loads_trace(8, 8, true), "gpuperf_test_shared_table_whole.traceg"));
+  CHECK(whole.predict(g).kernels.at(0).memory.dram_read_bytes == doctest::Approx(64 * 128).epsilon(1e-3));
+}
+
 TEST_CASE("global atomics: counters one line apart spread over the L2's slices; in one line they do not (measured lines curve)") {
   auto g = GpuSpec::from_catalog(tables(), "h100");
   REQUIRE(g.atomic_rate_lines);

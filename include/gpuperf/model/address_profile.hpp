@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -102,6 +103,12 @@ class AddressProfiler {
       ReuseProfiler l1;
       profile(k, c, l1, true, first);
     }
+    // The sample's accumulation curve: the distinct sectors of the window's first half of CTAs
+    // beside those of all of them (one window only: a sample of a grid).
+    ++windows_;
+    window_ctas_ = ctas.size();
+    first_half_.clear();
+    for (std::size_t c = 0; c < ctas.size() / 2; ++c) first_half_.insert(ctas[c].begin(), ctas[c].end());
     profile(k, warps, l2_, false, first);
   }
 
@@ -125,6 +132,14 @@ class AddressProfiler {
       p.l2_cold = q.l2_cold;
       p.l2_first_writes = q.l2_first_writes;
       p.has_profile = q.has_profile;
+      // How the PC's distinct sectors grow with the CTAs: n^growth, from the first half's and
+      // all the window's. 1 (each CTA its own sectors) unless a one-window sample of at least
+      // 4 CTAs saw enough first touches (16 sectors per half) to tell.
+      p.l2_cold_growth = 1;
+      if (windows_ == 1 && window_ctas_ >= 4 && q.l2_cold_first_half >= 16 && q.l2_cold >= q.l2_cold_first_half) {
+        const double half = static_cast<double>(window_ctas_ / 2), all = static_cast<double>(window_ctas_);
+        p.l2_cold_growth = std::clamp(std::log(static_cast<double>(q.l2_cold) / static_cast<double>(q.l2_cold_first_half)) / std::log(all / half), 0.0, 1.0);
+      }
       const auto& c = sums_[i];
       if (c.requests == 0) continue;
       p.requests = c.requests * p.grid_scale;
@@ -273,6 +288,7 @@ class AddressProfiler {
           if (dist >= 0 && previous_warp != warp && !own_before) p.l1_sibling_hist[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
         }
         if (store && written_.insert(secs[j]).second) ++p.l2_first_writes;
+        if (!l1 && !first_half_.empty() && first_half_.count(warp) && first_half_touched_.insert(secs[j]).second) ++p.l2_cold_first_half;
       }
     });
   }
@@ -285,6 +301,9 @@ class AddressProfiler {
   std::vector<std::size_t> begin_;
   ReuseProfiler l2_;
   std::unordered_set<std::uint64_t> written_;  // sectors stored to so far (L2 profile)
+  std::unordered_set<std::uint32_t> first_half_;  // warps of the window's first half of CTAs
+  std::unordered_set<std::uint64_t> first_half_touched_;  // sectors those warps touched
+  std::size_t windows_ = 0, window_ctas_ = 0;
   std::unordered_map<std::uint64_t, double> word_updates_, line_passes_;
   double per_cta_distinct_ = 0, atomic_ints_ = 0, atomic_floats_ = 0, atomic_updates_ = 0;
   std::uint64_t lowest_word_ = UINT64_MAX, highest_word_ = 0;  // the traced atomics' address extent, in words

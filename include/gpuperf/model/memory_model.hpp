@@ -37,10 +37,11 @@ inline double l1_capacity_bytes(const ArchTable& a, const Occupancy& o) {
 // Hit rates and traffic of one PC (what depends on the cache sizes, never on a latency).
 // warm_fraction: share of first-touch (cold) L2 misses that hit because the data are
 // resident from a previous launch (0 for cold runs).
+// grid_hold: share of the grid's cross-CTA reuses the L2 still holds (grid_reuse_hold).
 // prof: hit rates from the input's profiled memory counters (counts-only inputs), used where
 // the PC has no reuse profile of its own.
 inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable& a, const GpuSpec& g, const Occupancy& o, bool& assumed,
-                         double warm_fraction, const ProfiledRates& prof) {
+                         double warm_fraction, double grid_hold, const ProfiledRates& prof) {
   PcMemory m;
   bool global_like = s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic || s.space == MemSpace::texture;
   if (!global_like) return m;
@@ -52,7 +53,15 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     double h1 = is_store || is_atomic ? 0 : hit_rate(p.l1_hist, p.l1_cold, l1_capacity_bytes(a, o), block, a.cachev("l1_assoc"));
     double h2all = hit_rate(p.l2_hist, p.l2_cold, g.l2_bytes, block, a.cachev("l2_assoc"));
     double total = p.l2_profiled();
-    if (total > 0) h2all += warm_fraction * static_cast<double>(p.l2_cold) / total;
+    // A sample's first touches of sectors that the grid's untraced CTAs share: of the PC's
+    // cold accesses, grid_scale^(growth - 1) stay first touches in the grid, the others find
+    // the sector another CTA fetched (held by the L2 in grid_hold of the cases). Loads only.
+    double cold = static_cast<double>(p.l2_cold), shared = 0;
+    if (!is_store && !is_atomic && p.grid_scale > 1 && p.l2_cold_growth < 1) {
+      shared = cold * (1 - std::pow(p.grid_scale, p.l2_cold_growth - 1));
+      cold -= shared;
+    }
+    if (total > 0) h2all = std::min(1.0, h2all + (shared * grid_hold + warm_fraction * cold) / total);
     m.h1 = h1;
     m.h2 = h1 < 1 ? std::clamp((h2all - h1) / (1 - h1), 0.0, 1.0) : 1.0;
     // In-flight hits: the warps of a CTA run the same code a few issue slots apart, so a sector
@@ -152,19 +161,31 @@ inline bool global_like(MemSpace s) {
   return s == MemSpace::global || s == MemSpace::local || s == MemSpace::generic || s == MemSpace::texture;
 }
 
-// Share of first-touch L2 misses that hit because the previous launch left the data in L2:
-// all when the kernel's distinct bytes fit in L2, none otherwise (a footprint larger than L2,
-// swept in the same order every launch, evicts itself: LRU on a cyclic stream keeps nothing).
-inline double warm_l2_fraction(const KernelAnalysis& an, const GpuSpec& g) {
-  // Distinct bytes: first-touch sectors of the traced stream (scaled to the grid), or every
-  // requested sector when the input has no addresses (an upper bound).
+// Distinct bytes the kernel touches: first-touch sectors of the traced stream, scaled to the
+// grid as each PC's distinct sectors grow with the CTAs (PcStats::l2_cold_growth), or every
+// requested sector when the input has no addresses (an upper bound).
+inline double l2_footprint_bytes(const KernelAnalysis& an) {
   const Kernel& k = *an.kernel;
   double footprint = 0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     if (!global_like(k.program[i].space)) continue;
-    footprint += assume::sector_bytes * (an.pcs[i].has_profile ? static_cast<double>(an.pcs[i].l2_cold) * an.pcs[i].grid_scale : an.pcs[i].sectors);
+    const auto& p = an.pcs[i];
+    footprint += assume::sector_bytes * (p.has_profile ? static_cast<double>(p.l2_cold) * (p.grid_scale > 1 ? std::pow(p.grid_scale, p.l2_cold_growth) : p.grid_scale) : p.sectors);
   }
-  return footprint <= g.l2_bytes ? 1.0 : 0.0;
+  return footprint;
+}
+
+// Share of first-touch L2 misses that hit because the previous launch left the data in L2:
+// all when the kernel's distinct bytes fit in L2, none otherwise (a footprint larger than L2,
+// swept in the same order every launch, evicts itself: LRU on a cyclic stream keeps nothing).
+inline double warm_l2_fraction(const KernelAnalysis& an, const GpuSpec& g) { return l2_footprint_bytes(an) <= g.l2_bytes ? 1.0 : 0.0; }
+
+// Share of a sampled grid's cross-CTA reuses (pc_rates) that the L2 still holds: all while the
+// grid's footprint fits, else capacity / footprint (reuses spread over the footprint, as a
+// table looked up at random).
+inline double grid_reuse_hold(const KernelAnalysis& an, const GpuSpec& g) {
+  const double footprint = l2_footprint_bytes(an);
+  return footprint > g.l2_bytes ? g.l2_bytes / footprint : 1.0;
 }
 
 // A loaded SM sees a longer DRAM latency: with each resident warp keeping about one request in
@@ -192,6 +213,7 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
   MemoryStats& ms = r.stats;
   bool assumed = false;
   r.prof = profiled_rates(k.profiled_traffic, g.l2_bytes);
+  const double grid_hold = grid_reuse_hold(an, g);
   if (r.prof.present) {
     ms.rates_profiled_on = k.profiled_traffic.gpu.empty() ? "the profiled GPU" : k.profiled_traffic.gpu;
     ms.profiled_l2_ratio = r.prof.l2_ratio;
@@ -200,7 +222,7 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
     const auto& p = an.pcs[i];
-    const PcMemory& m = r.mem[i] = detail::pc_rates(s, p, g.arch_table(), g, o, assumed, warm_fraction, r.prof);
+    const PcMemory& m = r.mem[i] = detail::pc_rates(s, p, g.arch_table(), g, o, assumed, warm_fraction, grid_hold, r.prof);
     if (global_like(s.space)) {
       if (s.mem_op == MemOp::load) {
         ms.global_load_requests += p.requests;
