@@ -32,12 +32,12 @@ struct PcStats {
   std::uint64_t l1_sibling_hist[ReuseProfiler::kBuckets] = {0};
   std::uint64_t l2_hist[ReuseProfiler::kBuckets] = {0};
   std::uint64_t l1_cold = 0, l2_cold = 0;
-  std::uint64_t l2_first_writes = 0;
+  std::uint64_t l2_first_writes = 0;  // stores: sectors this PC is the first in the kernel to write (each is written back once)
   // The L2 profile's first touches made by the first half of the traced CTAs (the profiler's
   // count), and the exponent with which the PC's distinct sectors grow with the CTAs (1: each
   // CTA touches its own; 0: all share them), from the two: what the grid's other CTAs share.
   std::uint64_t l2_cold_first_half = 0;
-  double l2_cold_growth = 1;  // stores: sectors this PC is the first in the kernel to write (each is written back once)
+  double l2_cold_growth = 1;
   bool has_profile = false;
   // Accesses the L2 reuse profile saw at this PC (first touches and reuses).
   double l2_profiled() const {
