@@ -104,11 +104,15 @@ class AddressProfiler {
       profile(k, c, l1, true, first);
     }
     // The sample's accumulation curve: the distinct sectors of the window's first half of CTAs
-    // beside those of all of them (one window only: a sample of a grid).
+    // beside those of all of them. Used for a one-window trace only (a sample of a grid), so
+    // followed in the first window only: a long trace pays for no more.
     ++windows_;
     window_ctas_ = ctas.size();
     first_half_.clear();
-    for (std::size_t c = 0; c < ctas.size() / 2; ++c) first_half_.insert(ctas[c].begin(), ctas[c].end());
+    if (windows_ == 1)
+      for (std::size_t c = 0; c < ctas.size() / 2; ++c) first_half_.insert(ctas[c].begin(), ctas[c].end());
+    else
+      std::unordered_set<std::uint64_t>().swap(first_half_touched_);
     profile(k, warps, l2_, false, first);
   }
 
