@@ -29,6 +29,13 @@ struct PcMemory {
 
 namespace detail {
 
+// Of a sampled PC's first touches (scaled by grid_scale), the share that stays first touches in
+// the grid: grid_scale^(growth - 1) as its distinct sectors grow as n^growth; all of them for
+// a whole-grid trace or data each CTA owns.
+inline double grid_cold_share(const PcStats& p) {
+  return p.grid_scale > 1 && p.l2_cold_growth < 1 ? std::pow(p.grid_scale, p.l2_cold_growth - 1) : 1.0;
+}
+
 inline double l1_capacity_bytes(const ArchTable& a, const Occupancy& o) {
   double combined = a.cachev("l1_shared_combined_kib");
   return std::max(16.0, combined - o.shared_config_kib) * 1024.0;
@@ -57,8 +64,8 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     // cold accesses, grid_scale^(growth - 1) stay first touches in the grid, the others find
     // the sector another CTA fetched (held by the L2 in grid_hold of the cases). Loads only.
     double cold = static_cast<double>(p.l2_cold), shared = 0;
-    if (!is_store && !is_atomic && p.grid_scale > 1 && p.l2_cold_growth < 1) {
-      shared = cold * (1 - std::pow(p.grid_scale, p.l2_cold_growth - 1));
+    if (!is_store && !is_atomic) {
+      shared = cold * (1 - grid_cold_share(p));
       cold -= shared;
     }
     if (total > 0) h2all = std::min(1.0, h2all + (shared * grid_hold + warm_fraction * cold) / total);
@@ -170,7 +177,7 @@ inline double l2_footprint_bytes(const KernelAnalysis& an) {
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     if (!global_like(k.program[i].space)) continue;
     const auto& p = an.pcs[i];
-    footprint += assume::sector_bytes * (p.has_profile ? static_cast<double>(p.l2_cold) * (p.grid_scale > 1 ? std::pow(p.grid_scale, p.l2_cold_growth) : p.grid_scale) : p.sectors);
+    footprint += assume::sector_bytes * (p.has_profile ? static_cast<double>(p.l2_cold) * p.grid_scale * detail::grid_cold_share(p) : p.sectors);
   }
   return footprint;
 }
