@@ -41,12 +41,14 @@ def training_rows(gpuperf, jobs):
     return [r for r in rows if r["pred"] is not None and not r["truncated"]]
 
 
+PARTS = ("sm_rounds", "issue", "functional_unit", "shared_memory", "l1", "dram", "l2")
+
+
 def parts_us(r):
-    """A row's SM time, SM throughput, DRAM, L2 and floor (atomics or busiest warp) in us, as
-    gpuperf's bound::sm_and_memory combines them."""
+    """A row's bounds in us as gpuperf_fit reads them (it combines them with gpuperf's own
+    bound::overlap_parts and bound::sm_and_memory), then the floor: atomics or busiest warp."""
     b = {k: r["bound_" + k] or 0.0 for k in evaluate.BOUND_COLUMNS}
-    throughput = max(b["issue"], b["functional_unit"], b["shared_memory"] + b["l1"])
-    return [x / r["clock_mhz"] for x in (b["sm_rounds"], throughput, b["dram"], b["l2"], max(b["atomics"], b["busiest_warp"]))]
+    return [b[k] / r["clock_mhz"] for k in PARTS] + [max(b["atomics"], b["busiest_warp"]) / r["clock_mhz"]]
 
 
 def same_sm_arguments(tables):
@@ -117,8 +119,9 @@ def main():
         tsv = open(a.rows).read()
     else:
         rows = training_rows(a.gpuperf, a.jobs)
-        tsv = "# gpu target mode split suite sm_us throughput_us dram_us l2_us floor_us measured_us (train part; floor: atomics or busiest warp)\n" + "".join(
-            "%s\t%s\t%s\t%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\n" % (r["gpu"], r["target"], r["mode"], r["split"], r["suite"], *parts_us(r), r["measured"])
+        header = "# gpu target mode split suite " + " ".join(k + "_us" for k in PARTS) + " floor_us measured_us (train part; floor: atomics or busiest warp)\n"
+        tsv = header + "".join(
+            "%s\t%s\t%s\t%s\t%s\t" % (r["gpu"], r["target"], r["mode"], r["split"], r["suite"]) + "\t".join("%.6g" % v for v in [*parts_us(r), r["measured"]]) + "\n"
             for r in rows)
         os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
         with open(os.path.join(HERE, "results", "fit_rows.tsv"), "w") as f:

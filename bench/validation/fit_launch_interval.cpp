@@ -5,12 +5,14 @@
 //   gpuperf_fit < rows.tsv > fit.json
 //
 // Each input row: gpu, target (duration|back-to-back), mode (simulation|bounds), split, suite, and in
-// microseconds sm (the busiest SM's rounds), throughput (its issue, unit and MIO bound), dram,
-// l2 (transfer times), floor (the larger of the atomics and busiest-warp bounds) and measured. A row of any split other than "train" is
-// an error: nothing is ever fitted on the test part.
+// microseconds the kernel's bounds: sm_rounds (the busiest SM's rounds), issue, functional_unit,
+// shared_memory, l1, dram, l2, floor (the larger of the atomics and busiest-warp bounds) and
+// measured. A row of any split other than "train" is an error: nothing is ever fitted on the
+// test part.
 //
-// Overlap exponent p per model mode: the body is max(sm, ||(throughput, max(dram, l2))||_p, floor)
-// (gpuperf's bound::sm_and_memory); p is chosen on a grid (with "not fitted", the largest part, among the
+// Overlap exponent p per model mode: the body is gpuperf's bound::sm_and_memory of the row's
+// bound::overlap_parts (the SM's throughput and the longer of DRAM and L2 as their p-norm, never
+// below the rounds), or the floor where that is longer, the rule the model applies; p is chosen on a grid (with "not fitted", the largest part, among the
 // candidates) by the mean |log(measured / predicted)| over the GPU's rows, with each target's
 // launch term re-fitted for every candidate. `--same-sm h100,h200`: those GPUs have one SM
 // design (the same architecture), so the SM's time overlaps their memory transfers alike: one
@@ -45,14 +47,15 @@ namespace {
 
 struct Row {
   std::string gpu, target, mode, suite;
-  double sm = 0, throughput = 0, dram = 0, l2 = 0, floor = 0, measured = 0;
+  gpuperf::bound::OverlapParts parts;
+  double floor = 0, measured = 0;
   double body = 0;  // with the chosen overlap exponent
 };
 
 // Candidate exponents; 0 is "not fitted": the largest part, as without an exponent.
 constexpr double kExponents[] = {0, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 4, 6, 8};
 
-double body_us(const Row& r, double p) { return std::max(gpuperf::bound::sm_and_memory(r.sm, r.throughput, r.dram, r.l2, p), r.floor); }
+double body_us(const Row& r, double p) { return std::max(gpuperf::bound::sm_and_memory(r.parts, p), r.floor); }
 
 struct LaunchFit {
   double value = 0, stderr_us = 0;
@@ -127,8 +130,11 @@ int main(int argc, char** argv) {
     std::istringstream in(line);
     std::string gpu, split;
     Row r;
-    if (!(in >> gpu >> r.target >> r.mode >> split >> r.suite >> r.sm >> r.throughput >> r.dram >> r.l2 >> r.floor >> r.measured)) {
-      std::fprintf(stderr, "gpuperf_fit: stdin line %d: expected gpu target mode split suite sm_us throughput_us dram_us l2_us floor_us measured_us\n",
+    double sm_rounds = 0, issue = 0, unit = 0, shared = 0, l1 = 0, dram = 0, l2 = 0;
+    if (!(in >> gpu >> r.target >> r.mode >> split >> r.suite >> sm_rounds >> issue >> unit >> shared >> l1 >> dram >> l2 >> r.floor >> r.measured)) {
+      std::fprintf(stderr,
+                   "gpuperf_fit: stdin line %d: expected gpu target mode split suite sm_rounds_us issue_us functional_unit_us "
+                   "shared_memory_us l1_us dram_us l2_us floor_us measured_us\n",
                    lineno);
       return 1;
     }
@@ -137,10 +143,11 @@ int main(int argc, char** argv) {
       return 1;
     }
     if ((r.mode != "simulation" && r.mode != "bounds") || (r.target != "duration" && r.target != "back-to-back") || !(r.measured > 0) ||
-        !(r.sm >= 0) || !(r.throughput >= 0) || !(r.dram >= 0) || !(r.l2 >= 0) || !(r.floor >= 0)) {
+        !(sm_rounds >= 0) || !(issue >= 0) || !(unit >= 0) || !(shared >= 0) || !(l1 >= 0) || !(dram >= 0) || !(l2 >= 0) || !(r.floor >= 0)) {
       std::fprintf(stderr, "gpuperf_fit: stdin line %d: bad mode, target or times\n", lineno);
       return 1;
     }
+    r.parts = gpuperf::bound::overlap_parts(sm_rounds, issue, unit, shared, l1, dram, l2);
     r.gpu = gpu;
     by_gpu[gpu].push_back(r);
   }

@@ -866,14 +866,17 @@ TEST_CASE("overlap: the p-norm of the SM's throughput and the memory times, neve
   for (double p : {1.0, 1.5, 2.0, 4.0, 64.0}) CHECK(bound::overlap(1e9, 1, p) >= 1e9);
   // The rounds' own time (memory waits included) only bounds from below: a streaming kernel
   // whose latency chain is its DRAM transfer is not charged twice.
-  CHECK(bound::sm_and_memory(100, 10, 100, 0, 1.5) == doctest::Approx(bound::overlap(10, 100, 1.5)));
-  CHECK(bound::sm_and_memory(100, 10, 100, 0, 1.5) < 105);
-  CHECK(bound::sm_and_memory(100, 60, 80, 0, 1.5) == doctest::Approx(bound::overlap(60, 80, 1.5)));
+  auto parts = [](double sm_rounds, double issue, double dram, double l2) { return bound::overlap_parts(sm_rounds, issue, 0, 0, 0, dram, l2); };
+  CHECK(bound::sm_and_memory(parts(100, 10, 100, 0), 1.5) == doctest::Approx(bound::overlap(10, 100, 1.5)));
+  CHECK(bound::sm_and_memory(parts(100, 10, 100, 0), 1.5) < 105);
+  CHECK(bound::sm_and_memory(parts(100, 60, 80, 0), 1.5) == doctest::Approx(bound::overlap(60, 80, 1.5)));
   // L2 and DRAM carry the same bytes: the longer transfer counts, not both.
-  CHECK(bound::sm_and_memory(0, 0, 80, 50, 1) == 80);
-  CHECK(bound::sm_and_memory(0, 30, 80, 50, 1) == 110);
-  CHECK(bound::sm_and_memory(500, 60, 80, 0, 1.5) == 500);
-  CHECK(bound::sm_and_memory(100, 300, 80, 0, 0) == 100);  // not fitted: the largest of rounds, DRAM and L2
+  CHECK(bound::sm_and_memory(parts(0, 0, 80, 50), 1) == 80);
+  CHECK(bound::sm_and_memory(parts(0, 30, 80, 50), 1) == 110);
+  CHECK(bound::sm_and_memory(parts(500, 60, 80, 0), 1.5) == 500);
+  CHECK(bound::sm_and_memory(parts(100, 300, 80, 0), 0) == 100);  // not fitted: the largest of rounds, DRAM and L2
+  // The MIO pipe (shared and L1 wavefronts) is SM throughput.
+  CHECK(bound::overlap_parts(0, 10, 20, 30, 40, 50, 60).sm_work == 70);
   // A GPU without a fitted exponent predicts as before: the largest part.
   auto v = GpuSpec::from_catalog(tables(), "v100");
   CHECK(v.overlap_exponent_simulation == 0);
@@ -900,10 +903,10 @@ TEST_CASE("bottleneck: the largest bound wins, ties as the report always broke t
   d.sm_and_memory = 2e5;
   CHECK(classify_bottleneck(d, 2e5, 1e5, o, w, 0, g, g.launch_overhead_us).kind == Bottleneck::dram);
   // Imperfect overlap: the combined time exceeds every part, and its largest part names it.
-  d.sm_and_memory = bound::sm_and_memory(1e5, 1e5, d.dram, 0, 2);
+  d.sm_and_memory = bound::sm_and_memory(bound::overlap_parts(1e5, 1e5, 0, 0, 0, d.dram, 0), 2);
   CHECK(classify_bottleneck(d, d.sm_and_memory, 1e5, o, w, 0, g, g.launch_overhead_us).kind == Bottleneck::dram);
   d.l2 = 3e5;
-  d.sm_and_memory = bound::sm_and_memory(1e5, 1e5, d.dram, d.l2, 2);
+  d.sm_and_memory = bound::sm_and_memory(bound::overlap_parts(1e5, 1e5, 0, 0, 0, d.dram, d.l2), 2);
   CHECK(classify_bottleneck(d, d.sm_and_memory, 1e5, o, w, 0, g, g.launch_overhead_us).kind == Bottleneck::l2);
   Bounds l;
   l.latency = 1e5;

@@ -65,15 +65,24 @@ inline double overlap(double a, double b, double p) {
 // kernel's time grows by that much per CTA, measured); it bounds grids of many short CTAs.
 inline double cta_dispatch(double grid_ctas, double interval_cycles) { return grid_ctas * interval_cycles; }
 
-// The busiest SM's time with the L2 and DRAM transfers. The SM's throughput parts (issue,
-// functional units, the MIO pipes) and the memory transfer overlap imperfectly: their p-norm.
-// L2 and DRAM move the same bytes in one pipeline, so the transfer is the longer of the two.
-// The rounds' own time already holds the memory waits of the warps' dependent paths, so it
-// bounds from below and is not combined again (a streaming kernel's latency chain is its DRAM
-// transfer). Without a fitted exponent: the largest of rounds, DRAM and L2, perfect overlap.
-inline double sm_and_memory(double sm_rounds, double throughput, double dram, double l2, double p) {
-  if (!(p > 0) || std::isinf(p)) return std::max({sm_rounds, dram, l2});
-  return std::max(sm_rounds, overlap(throughput, std::max(dram, l2), p));
+// What the busiest SM's time with the memory transfers is made of (cycles or us alike): the
+// SM's throughput (issue, functional units, the MIO pipe that shared and L1 wavefronts share),
+// the memory transfer (L2 and DRAM move the same bytes in one pipeline: the longer of the two),
+// and the rounds' own time, which already holds the memory waits of the warps' dependent paths
+// (a streaming kernel's latency chain is its DRAM transfer) and so bounds from below without
+// being combined again. One rule for the model and for the fit of the exponent.
+struct OverlapParts {
+  double floor = 0, sm_work = 0, transfer = 0;
+};
+inline OverlapParts overlap_parts(double sm_rounds, double issue, double functional_unit, double shared_memory, double l1, double dram,
+                                  double l2) {
+  return {sm_rounds, std::max({issue, functional_unit, shared_memory + l1}), std::max(dram, l2)};
+}
+// The SM's throughput and the memory transfer overlap imperfectly: their p-norm, never below the
+// floor. Without a fitted exponent: the largest of the rounds and the transfer, perfect overlap.
+inline double sm_and_memory(const OverlapParts& o, double p) {
+  if (!(p > 0) || std::isinf(p)) return std::max(o.floor, o.transfer);
+  return std::max(o.floor, overlap(o.sm_work, o.transfer, p));
 }
 // Bytes over a bandwidth in GB/s, in cycles of a clock in MHz.
 inline double bandwidth(double bytes, double gbs, double clock_mhz) { return gbs > 0 ? bytes / (gbs * 1e3) * clock_mhz : 0; }
