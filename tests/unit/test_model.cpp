@@ -713,6 +713,36 @@ TEST_CASE("sampled trace: data the traced CTAs share is shared by the grid's unt
   CHECK(whole.predict(g).kernels.at(0).memory.dram_read_bytes == doctest::Approx(64 * 128).epsilon(1e-3));
 }
 
+// A whole grid of 4 one-warp CTAs traced, each a chain of dependent FFMAs: `heavy_cta` runs
+// 1,000 of them, the others 100.
+static std::string uneven_whole_grid_trace(int heavy_cta) {
+  std::ostringstream t;
+  t << "-kernel name = uneven_chains\n-kernel id = 1\n-grid dim = (4,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n"
+    << "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n";
+  for (int c = 0; c < 4; ++c) {
+    const int n = c == heavy_cta ? 1000 : 100;
+    t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = " << n + 1 << "\n";
+    for (int i = 0; i < n; ++i) t << "0010 ffffffff 1 R2 FFMA 3 R2 R2 R2 0\n";
+    t << "0020 ffffffff 0 EXIT 0 0 0\n#END_TB\n\n";
+  }
+  return t.str();
+}
+
+TEST_CASE("whole-grid trace: the busiest SM's round holds the heaviest CTA, not the first") {
+  // Four CTAs on four SMs: the kernel lasts as long as the 1,000-FFMA chain, whichever CTA runs
+  // it. The round replayed CTA 0 alone, so a heavy CTA 2 came out 10x fast (the grid's counts
+  // average 325 instructions a CTA, so no bound caught it).
+  auto g = GpuSpec::from_catalog(tables(), "h100");
+  Session first(load_trace_text(uneven_whole_grid_trace(0), "gpuperf_test_uneven_first.traceg"));
+  Session third(load_trace_text(uneven_whole_grid_trace(2), "gpuperf_test_uneven_third.traceg"));
+  const auto a = first.predict(g).kernels.at(0), b = third.predict(g).kernels.at(0);
+  REQUIRE(a.mode == Mode::simulation);
+  CHECK(a.cycles >= 1000 * 4);  // the chain: FFMA's dependent latency on the H100 is 4 cycles
+  CHECK(b.cycles == doctest::Approx(a.cycles).epsilon(0.01));
+  // Nothing is extrapolated from a whole grid: no note about uneven sampled CTAs.
+  for (const auto& w : b.warnings) CHECK(w.code != WarningCode::uneven_ctas);
+}
+
 TEST_CASE("global atomics: counters one line apart spread over the L2's slices; in one line they do not (measured lines curve)") {
   auto g = GpuSpec::from_catalog(tables(), "h100");
   REQUIRE(g.atomic_rate_lines);

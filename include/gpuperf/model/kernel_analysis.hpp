@@ -88,6 +88,7 @@ struct CtaSample {
   std::vector<double> recorded;
   std::vector<std::uint64_t> linear_ids;  // each traced CTA's linear id in the grid
   double replayed = 0;
+  bool whole_grid = false;  // the trace holds every CTA of the launch: nothing is extrapolated
   bool weighted() const { return !typical.empty(); }
 };
 

@@ -145,16 +145,26 @@ inline void weigh_sampled_ctas(const Kernel& k, KernelAnalysis& a) {
   a.atomic_scale = a.scale;
   const double grid = static_cast<double>(k.launch.grid.count());
   const double traced = static_cast<double>(a.ctas.size());
-  // A trace of the whole grid needs no weighing, unless the tracer stopped early and the grid's
-  // counts say how much its CTAs did.
-  const bool truncated_counted = k.truncated_at_instructions && !k.cta_work.empty();
-  if (!a.dynamic || k.traced_ctas != a.ctas.size() || a.ctas.size() > StreamedAddresses::kKeptCtas || !(traced < grid || truncated_counted)) return;
+  if (!a.dynamic || k.traced_ctas != a.ctas.size() || a.ctas.size() > StreamedAddresses::kKeptCtas) return;
   CtaSample s;
   s.work.reserve(a.ctas.size());
   for (const auto& cta : a.ctas) {
     double w = 0;
     for (auto wi : cta) w += static_cast<double>(k.warps[wi].end - k.warps[wi].begin);
     s.work.push_back(w);
+  }
+  // A trace of the whole grid needs no weighing, unless the tracer stopped early and the grid's
+  // counts say how much its CTAs did. Its work per CTA is known, not sampled: where the heaviest
+  // CTA does more than the first, which a round replays first, the busiest SM's round holds it
+  // (a grid of one CTA per SM takes as long as its heaviest CTA, whichever it is).
+  const bool truncated_counted = k.truncated_at_instructions && !k.cta_work.empty();
+  if (!(traced < grid || truncated_counted)) {
+    const auto heaviest = static_cast<std::size_t>(std::max_element(s.work.begin(), s.work.end()) - s.work.begin());
+    if (k.truncated_at_instructions || s.work.empty() || !(s.work[heaviest] > s.work.front())) return;
+    s.busiest = static_cast<int>(heaviest);
+    s.whole_grid = true;
+    a.sample = std::move(s);
+    return;
   }
   if (!k.cta_work.empty()) {
     weigh_by_grid_counts(k, a, std::move(s));
@@ -194,7 +204,7 @@ inline void weigh_sampled_ctas(const Kernel& k, KernelAnalysis& a) {
 // The report's note on a sample whose CTAs are not alike: how many traced CTAs are atypical
 // (weighted samples), and the heaviest's work over the median traced CTA's (one decimal).
 inline std::optional<Warning> sampled_ctas_warning(const CtaSample& s) {
-  if (!s.weighted() && s.busiest < 0) return std::nullopt;
+  if (s.whole_grid || (!s.weighted() && s.busiest < 0)) return std::nullopt;
   const double median = median_work(s.work);
   std::string heaviest;
   if (s.busiest >= 0 && median > 0) {
