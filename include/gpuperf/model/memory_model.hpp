@@ -27,6 +27,11 @@ struct PcMemory {
   double dram_sectors = 0, l2_sectors = 0;
 };
 
+// Spaces whose accesses go through L1 and L2 to DRAM.
+inline bool global_like(MemSpace s) {
+  return s == MemSpace::global || s == MemSpace::local || s == MemSpace::generic || s == MemSpace::texture;
+}
+
 namespace detail {
 
 // Of a sampled PC's first touches (scaled by grid_scale), the share that stays first touches in
@@ -50,8 +55,7 @@ inline double l1_capacity_bytes(const ArchTable& a, const Occupancy& o) {
 inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable& a, const GpuSpec& g, const Occupancy& o, bool& assumed,
                          double warm_fraction, double grid_hold, const ProfiledRates& prof) {
   PcMemory m;
-  bool global_like = s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic || s.space == MemSpace::texture;
-  if (!global_like) return m;
+  if (!global_like(s.space)) return m;
   const bool is_store = s.mem_op == MemOp::store;
   const bool is_atomic = s.mem_op == MemOp::atomic || s.mem_op == MemOp::reduction;
   if (!p.has_profile && p.requests == 0) return m;  // no access (never run, or no active lane): nothing to assume
@@ -140,8 +144,7 @@ inline double pc_latency(const StaticInstr& s, const PcStats& p, const InstrDesc
                      ? a.mem("shared_atomic_latency_cycles") : g.shared_latency;
     return lat + assume::bank_pass_cycles * std::max(0.0, ways - 1);  // each extra bank pass: one more wavefront
   }
-  bool global_like = s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic || s.space == MemSpace::texture;
-  if (!global_like) return d.latency;
+  if (!global_like(s.space)) return d.latency;
   const bool is_store = s.mem_op == MemOp::store;
   const bool is_atomic = s.mem_op == MemOp::atomic || s.mem_op == MemOp::reduction;
   if (is_atomic) return g.l2_hit_latency + a.mem("global_atomic_latency_cycles");
@@ -163,10 +166,6 @@ inline double pc_latency(const StaticInstr& s, const PcStats& p, const InstrDesc
 }
 
 }  // namespace detail
-
-inline bool global_like(MemSpace s) {
-  return s == MemSpace::global || s == MemSpace::local || s == MemSpace::generic || s == MemSpace::texture;
-}
 
 // Distinct bytes the kernel touches: first-touch sectors of the traced stream, scaled to the
 // grid as each PC's distinct sectors grow with the CTAs (PcStats::l2_cold_growth), or every
