@@ -36,6 +36,11 @@ inline double median_work(std::vector<double> work) {
   return 0.5 * (work[(work.size() - 1) / 2] + work[work.size() / 2]);
 }
 
+// Index of the traced CTA with the most work (the first of equals; 0 for none).
+inline std::size_t heaviest_cta(const std::vector<double>& work) {
+  return static_cast<std::size_t>(std::max_element(work.begin(), work.end()) - work.begin());
+}
+
 // The typical CTAs of traced CTAs of these works: those within `band` of the median work,
 // where they are at least half of them and not all (empty otherwise: the CTAs stand for the
 // grid alike). Fewer than three traced CTAs cannot tell an atypical one from the typical.
@@ -129,7 +134,7 @@ inline void weigh_by_grid_counts(const Kernel& k, KernelAnalysis& a, CtaSample s
   scale_to_grid_executions(k, a, grid_exec);
   s.typical = typical_ctas(s.work, assume::typical_cta_band);
   const double median = median_work(s.work);
-  const auto heaviest = static_cast<std::size_t>(std::max_element(s.work.begin(), s.work.end()) - s.work.begin());
+  const std::size_t heaviest = heaviest_cta(s.work);
   if (!k.truncated_at_instructions && n >= 3 && median > 0 && s.work[heaviest] > median * assume::typical_cta_band)
     s.busiest = static_cast<int>(heaviest);
   a.sample = std::move(s);
@@ -159,7 +164,7 @@ inline void weigh_sampled_ctas(const Kernel& k, KernelAnalysis& a) {
   // (a grid of one CTA per SM takes as long as its heaviest CTA, whichever it is).
   const bool truncated_counted = k.truncated_at_instructions && !k.cta_work.empty();
   if (!(traced < grid || truncated_counted)) {
-    const auto heaviest = static_cast<std::size_t>(std::max_element(s.work.begin(), s.work.end()) - s.work.begin());
+    const std::size_t heaviest = heaviest_cta(s.work);
     if (k.truncated_at_instructions || s.work.empty() || !(s.work[heaviest] > s.work.front())) return;
     s.busiest = static_cast<int>(heaviest);
     s.whole_grid = true;
@@ -176,7 +181,7 @@ inline void weigh_sampled_ctas(const Kernel& k, KernelAnalysis& a) {
   // loop's CTAs, whose counts keep grid / traced), the heaviest of an uneven one (with one CTA
   // per SM, the busiest SM's round is the heaviest CTA's, not the first's).
   const double median = median_work(s.work);
-  const auto heaviest = static_cast<std::size_t>(std::max_element(s.work.begin(), s.work.end()) - s.work.begin());
+  const std::size_t heaviest = heaviest_cta(s.work);
   if (s.work.size() >= 3 && median > 0 && s.work[heaviest] > median * assume::typical_cta_band) s.busiest = static_cast<int>(heaviest);
   if (!s.weighted()) {
     if (s.busiest >= 0) a.sample = std::move(s);
