@@ -743,6 +743,70 @@ TEST_CASE("whole-grid trace: the busiest SM's round holds the heaviest CTA, not 
   for (const auto& w : b.warnings) CHECK(w.code != WarningCode::uneven_ctas);
 }
 
+// `grid` CTAs of 8 warps (8 traced): each warp loads one line of its own, then issues `ffma`
+// FFMAs: with `dependent`, a chain on the loaded value (a wait on memory, then a latency-bound
+// path); without, independent ones (a wait, then a phase of fp32 work).
+static std::string load_then_compute_trace(int grid, int ffma = 256, bool dependent = false) {
+  std::ostringstream t;
+  t << "-kernel name = load_then_compute\n-kernel id = 1\n-grid dim = (" << grid
+    << ",1,1)\n-block dim = (256,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n"
+    << "-traced ctas = 8\n-cta sampling = first 8\n\n";
+  for (int c = 0; c < 8; ++c) {
+    t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\n";
+    for (int w = 0; w < 8; ++w) {
+      t << "warp = " << w << "\ninsts = " << ffma + 3 << "\n" << std::hex;
+      const unsigned long long line = 0x7f0000000000ull + 128ull * static_cast<unsigned long long>(c * 8 + w);
+      t << "0010 ffffffff 1 R2 LDG.E 1 R4 4 0";
+      for (int l = 0; l < 32; ++l) t << " 0x" << line + 4ull * static_cast<unsigned long long>(l);
+      t << "\n0020 ffffffff 1 R6 FFMA 3 R2 R2 R2 0\n";
+      for (int i = 0; i < ffma; ++i)
+        t << 0x30 + 16 * i << (dependent ? " ffffffff 1 R6 FFMA 3 R6 R6 R6 0\n" : " ffffffff 1 R8 FFMA 3 R10 R12 R14 0\n");
+      t << std::dec << "fff0 ffffffff 0 EXIT 0 0 0\n";
+    }
+    t << "#END_TB\n\n";
+  }
+  return t.str();
+}
+
+TEST_CASE("simulation: CTAs stream through the SM's slots; a CTA's wait on memory runs under the others' work") {
+  // One full round (8 CTAs per SM on the H100) against four. Started together, the CTAs of a
+  // round all wait for their loads, then all compute: every round pays the wait. The GPU starts
+  // a CTA where one has finished, so from the second round on, one CTA's wait overlaps the
+  // others' FFMAs and a round costs about its fp32 work (calibrate/round_overlap_probe.cu).
+  // Rounds in lockstep made the four rounds exactly 4x the one (21075 against 5269 cycles).
+  auto g = GpuSpec::from_catalog(tables(), "h100");
+  Session one(load_trace_text(load_then_compute_trace(132 * 8), "gpuperf_test_load_compute_1.traceg"));
+  Session four(load_trace_text(load_then_compute_trace(132 * 8 * 4), "gpuperf_test_load_compute_4.traceg"));
+  const auto k1 = one.predict(g).kernels.at(0), k4 = four.predict(g).kernels.at(0);
+  REQUIRE(k1.mode == Mode::simulation);
+  REQUIRE(k4.mode == Mode::simulation);
+  const double wait = k1.cycles - k1.bounds.functional_unit;  // the round's memory wait
+  REQUIRE(wait > 500);
+  CHECK(k4.cycles < 4 * k1.cycles - 2 * wait);  // at least two of the three later rounds hide it
+  CHECK(k4.cycles >= k4.bounds.functional_unit);  // never below the fp32 work
+}
+
+TEST_CASE("simulation: a streamed CTA starts in its slot the measured turnaround after the last one exits") {
+  // Latency-bound CTAs (a load, then a chain of 16 dependent FFMAs; little to issue): no CTA's
+  // work hides a slot's idle time, so each of the three further rounds costs the slot's
+  // turnaround on top of the CTA's life: 573.9 cycles for CTAs of 8 warps on sm_90
+  // (calibrate/dispatch_overlap_probe.cu). The same GPU without the measured curve starts a
+  // streamed CTA the moment the last one exits (1445 cycles faster here).
+  auto g = GpuSpec::from_catalog(tables(), "h100");
+  REQUIRE(g.cta_slot_turnaround);
+  const double turnaround = g.cta_slot_turnaround->at(8);
+  CHECK(turnaround == doctest::Approx(573.9));
+  GpuSpec at_once = g;
+  at_once.cta_slot_turnaround.reset();
+  Session four(load_trace_text(load_then_compute_trace(132 * 8 * 4, 16, true), "gpuperf_test_chain_4.traceg"));
+  const auto k = four.predict(g).kernels.at(0), k0 = four.predict(at_once).kernels.at(0);
+  REQUIRE(k.mode == Mode::simulation);
+  REQUIRE(k.bottleneck == Bottleneck::latency);
+  // A little of it runs under the other slots' loads, which the staggered starts queue less.
+  CHECK(k.cycles - k0.cycles > 0.8 * 3 * turnaround);
+  CHECK(k.cycles - k0.cycles <= 3 * turnaround * 1.01);
+}
+
 TEST_CASE("global atomics: counters one line apart spread over the L2's slices; in one line they do not (measured lines curve)") {
   auto g = GpuSpec::from_catalog(tables(), "h100");
   REQUIRE(g.atomic_rate_lines);

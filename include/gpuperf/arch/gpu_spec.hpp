@@ -71,6 +71,10 @@ struct GpuSpec {
   // SM cycles from a CTA's exit to the next one's start on an SM that holds one at a time
   // (memory.cta_turnaround_cycles; 0 where the table has no measurement), resolved alike.
   double cta_turnaround_cycles = 0;
+  // SM cycles a CTA slot stands idle between one CTA's exit and the next one's start when every
+  // slot of a loaded SM turns over, over warps per CTA (the arch table's measured curve; empty
+  // where it has none: CTAs then start at once).
+  std::optional<Curve> cta_slot_turnaround;
   // The other measured curves every prediction reads, resolved here the same way: DRAM latency
   // over resident warps per SM (its rise with load), and the L2's global atomic rate over the
   // consecutive words updated (integer; f32 where measured apart) and over the lines updated,
@@ -125,6 +129,7 @@ struct GpuSpec {
                    interval("bounds", "back_to_back")};
     if (const Curve* c = a.curve("cta_dispatch_interval_cycles_vs_warps_per_cta")) s.cta_dispatch_interval = *c;
     s.cta_turnaround_cycles = a.mem("cta_turnaround_cycles");
+    if (const Curve* c = a.curve("cta_slot_turnaround_cycles_vs_warps_per_cta"); c && !c->x.empty()) s.cta_slot_turnaround = *c;
     if (const Curve* c = a.curve("dram_line_latency_vs_warps_per_sm"); c && !c->x.empty()) s.dram_latency_vs_warps = *c;
     if (const Curve* c = a.curve("global_atomic_ops_per_cycle_vs_addresses")) s.atomic_rate = *c;
     if (const Curve* c = a.curve("global_atomic_f32_ops_per_cycle_vs_addresses")) s.atomic_rate_f32 = *c;

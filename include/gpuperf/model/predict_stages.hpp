@@ -91,6 +91,7 @@ inline Rounds run_rounds(const RoundModel& rm, const GpuSpec& g, const Occupancy
   Rounds r;
   r.full = run(w.round_ctas());
   if (sim && rm.an->sample.busiest >= 0) r.full.busiest_cycles = simulate_round(rm, g, w.round_ctas(), true).cycles;
+  if (sim && w.full >= 2) r.full.streamed_cycles = simulate_streamed_round(rm, g, w.round_ctas());
   if (w.has_tail()) r.tail = run(static_cast<int>(w.tail));
   if (sim) r.full.bounds = bounds_round(rm, g, o, w.round_ctas()).bounds;
   return r;
@@ -158,14 +159,16 @@ struct KernelTime {
   double launch_us = 0, time_us = 0;
 };
 
-inline KernelTime kernel_time(const Bounds& round_bounds, double full_cycles, double tail_cycles, double busiest_cycles, const Waves& w,
+inline KernelTime kernel_time(const Bounds& round_bounds, double full_cycles, double tail_cycles, double busiest_cycles, double streamed_cycles, const Waves& w,
                               const CtaBalance& balance, double warps_per_cta, const MemoryStats& ms, const AtomicProfile& atomics, const GpuSpec& g,
                               bool sim, Target target) {
   KernelTime t;
   const double body = sm_cycles(w, full_cycles, tail_cycles, g.cta_turnaround_cycles);
-  // The busiest SM runs the round that holds a sampled trace's busiest CTA (busiest_cycles, 0
-  // where there is none) in place of a typical one.
-  const double rounds_cycles = balance.rounds * (body + std::max(0.0, busiest_cycles - full_cycles));
+  // The CTAs stream through the slots (streamed_cycles), and the busiest SM runs the round that
+  // holds a sampled trace's busiest CTA (busiest_cycles, 0 where there is none) in place of a
+  // typical one.
+  const double streamed = streamed_sm_cycles(w, full_cycles, streamed_cycles, tail_cycles, g.cta_turnaround_cycles);
+  const double rounds_cycles = balance.rounds * (streamed + std::max(0.0, busiest_cycles - full_cycles));
   const double dram_gbs = g.dram_bandwidth_gbs * g.dram_efficiency;
   // The round's bounds are the average round's (the grid's counts): as many of them as the
   // busiest SM runs, not stretched by the round that holds a sampled trace's busiest CTA, but by
@@ -191,6 +194,7 @@ inline RoundSummary summarize_round(const RoundModel& rm, const GpuSpec& g, cons
   if (sim) {
     r.cycles = simulate_round(rm, g, ctas).cycles;
     if (rm.an->sample.busiest >= 0) r.busiest_cycles = simulate_round(rm, g, ctas, true).cycles;
+    r.streamed_cycles = simulate_streamed_round(rm, g, ctas);  // what a point of several full rounds reads
     r.bounds = bounds_round(rm, g, o, ctas).bounds;
   } else {
     RoundResult b = bounds_round(rm, g, o, ctas);

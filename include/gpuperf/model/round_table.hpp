@@ -48,6 +48,7 @@ struct RoundSummary {
   double cycles = 0;
   Bounds bounds;  // the round's own bounds (issue, unit, latency, shared, L1, busiest warp)
   double busiest_cycles = 0;  // RoundResult::busiest_cycles
+  double streamed_cycles = 0;  // RoundResult::streamed_cycles
 };
 
 // a + (b - a) t for every number of the summary; t = 0 gives a exactly.
@@ -56,6 +57,7 @@ inline RoundSummary interpolate(const RoundSummary& a, const RoundSummary& b, do
   RoundSummary r = a;
   r.cycles = lerp(a.cycles, b.cycles);
   r.busiest_cycles = lerp(a.busiest_cycles, b.busiest_cycles);
+  r.streamed_cycles = lerp(a.streamed_cycles, b.streamed_cycles);
   r.bounds.issue = lerp(a.bounds.issue, b.bounds.issue);
   r.bounds.functional_unit = lerp(a.bounds.functional_unit, b.bounds.functional_unit);
   r.bounds.latency = lerp(a.bounds.latency, b.bounds.latency);

@@ -125,7 +125,9 @@ class SmSimulator {
 
  public:
   // busiest_round: the round holds a sampled trace's busiest CTA (CtaSample) beside typical ones.
-  SmSimulator(const RoundModel& rm, const GpuSpec& g, int ctas, bool busiest_round = false)
+  // total_ctas (at least ctas): CTAs streamed through the `ctas` slots, the next one starting in
+  // a slot as soon as the CTA before it there has finished, as the GPU's CTA scheduler does.
+  SmSimulator(const RoundModel& rm, const GpuSpec& g, int ctas, bool busiest_round = false, int total_ctas = 0)
       : an_(*rm.an), k_(*an_.kernel), desc_(*rm.desc), rm_(rm), S_(std::max(1, g.arch_table().sub_partitions)),
         ctrl_(k_.has_control_bits()), units_(desc_, S_) {
     const ArchTable& a = g.arch_table();
@@ -151,7 +153,10 @@ class SmSimulator {
       op.controlled = ctrl_ && s.control.valid;
       if (op.controlled) op.spacing = std::max(1.0, double(s.control.stall));
     }
-    place_warps(ctas, busiest_round);
+    busiest_round_ = busiest_round;
+    slot_turnaround_ = g.cta_slot_turnaround ? g.cta_slot_turnaround->at(k_.launch.warps_per_cta()) : 0;
+    total_ctas_ = std::max(ctas, total_ctas);
+    place_warps(ctas);
     smsp_free_.assign(static_cast<std::size_t>(S_), 0);
     mio_.rate = a.mem("l1_wavefronts_per_cycle");
     partial_cost_ = store_partial_line_wavefronts(a);
@@ -173,6 +178,10 @@ class SmSimulator {
     }
     r_.cycles = end_time_;
     r_.warp_instructions = instrs_;
+    double lives = 0;
+    for (std::size_t c = 0; c < cta_start_.size(); ++c) lives += cta_end_[c] - cta_start_[c];
+    r_.mean_cta_life = cta_start_.empty() ? 0 : lives / static_cast<double>(cta_start_.size());
+    r_.slot_turnaround = slot_turnaround_;
     return r_;
   }
 
@@ -187,30 +196,42 @@ class SmSimulator {
   // Warps the tracer saw, CTA by CTA (replayed when the trace holds fewer CTAs than resident;
   // a sampled trace's typical CTAs, detail::round_cta), dealt round-robin to the
   // sub-partitions. A CTA with fewer traced warps than its launch still issues only those
-  // (sampled traces record whole CTAs).
-  void place_warps(int ctas, bool busiest_round) {
-    int slot = 0;
-    for (int c = 0; c < ctas; ++c) {
-      const auto& cta = an_.ctas[detail::round_cta(an_, c, busiest_round)];
-      bar_.live.push_back(0);
-      bar_.arrived.push_back(0);
-      bar_.counted.push_back(0);
-      for (auto w : cta) {
-        Warp sw;
-        sw.pos = k_.warps[w].begin;
-        sw.end = k_.warps[w].end;
-        sw.smsp = slot++ % S_;
-        sw.cta = c;
-        warps_.push_back(std::move(sw));
-        bar_.live.back()++;
-      }
-    }
-    live_ = warps_.size();
+  // (sampled traces record whole CTAs). Room is made for every streamed CTA's warps at once:
+  // a CTA starts from inside issue(), which holds a reference to a warp.
+  void place_warps(int ctas) {
+    std::size_t most_warps = 0;
+    for (const auto& cta : an_.ctas) most_warps = std::max(most_warps, cta.size());
+    warps_.reserve(static_cast<std::size_t>(total_ctas_) * most_warps);
+    not_before_.reserve(warps_.capacity());
     by_sp_.assign(static_cast<std::size_t>(S_), {});
-    for (int w = 0; w < static_cast<int>(warps_.size()); ++w) by_sp_[static_cast<std::size_t>(warps_[w].smsp)].push_back(w);
-    not_before_.assign(warps_.size(), -std::numeric_limits<double>::infinity());
-    for (auto& w : warps_)
-      if (w.pos >= w.end) finish_warp(w, w.ready);  // a warp with no instructions (issue() finishes the others)
+    while (started_ctas_ < ctas) start_cta(0);  // an empty CTA's slot is taken at once
+  }
+
+  // The next CTA starts at `t`: its warps join the sub-partitions' lists.
+  void start_cta(double t) {
+    const int c = started_ctas_++;
+    const auto& cta = an_.ctas[detail::round_cta(an_, c, busiest_round_)];
+    bar_.live.push_back(0);
+    bar_.arrived.push_back(0);
+    bar_.counted.push_back(0);
+    cta_start_.push_back(t);
+    cta_end_.push_back(t);
+    const std::size_t first = warps_.size();
+    for (auto w : cta) {
+      Warp sw;
+      sw.pos = k_.warps[w].begin;
+      sw.end = k_.warps[w].end;
+      sw.smsp = next_smsp_++ % S_;
+      sw.cta = c;
+      sw.ready = t;
+      warps_.push_back(std::move(sw));
+      not_before_.push_back(-std::numeric_limits<double>::infinity());
+      by_sp_[static_cast<std::size_t>(warps_.back().smsp)].push_back(static_cast<int>(warps_.size() - 1));
+      bar_.live.back()++;
+      ++live_;
+    }
+    for (std::size_t i = first; i < warps_.size(); ++i)
+      if (warps_[i].pos >= warps_[i].end) finish_warp(warps_[i], t);  // a warp with no instructions (issue() finishes the others)
   }
 
   // The scheduler: the earliest issue among all sub-partitions' ready warps (the first such
@@ -305,7 +326,11 @@ class SmSimulator {
     not_before_[index_of(w)] = std::numeric_limits<double>::infinity();
     --live_;
     end_time_ = std::max({end_time_, t, w.last_completion});
-    bar_.live[static_cast<std::size_t>(w.cta)]--;
+    // The slot frees when the CTA's last warp exits; the next streamed CTA takes it.
+    if (--bar_.live[static_cast<std::size_t>(w.cta)] == 0) {
+      cta_end_[static_cast<std::size_t>(w.cta)] = t;
+      if (started_ctas_ < total_ctas_) start_cta(t + slot_turnaround_);
+    }
   }
 
   void release_barrier(int c, double t) {
@@ -340,6 +365,10 @@ class SmSimulator {
   MioQueue mio_;
   double partial_cost_ = 1;  // L1 wavefronts per partly written store line
   CtaBarriers bar_;
+  bool busiest_round_ = false;
+  int total_ctas_ = 0, started_ctas_ = 0, next_smsp_ = 0;
+  double slot_turnaround_ = 0;  // from a CTA's exit to the next one's start in its slot
+  std::vector<double> cta_start_, cta_end_;  // per started CTA: when it started, when its last warp exited
   std::size_t live_ = 0;
   double end_time_ = 0, instrs_ = 0;
   RoundResult r_;
@@ -349,6 +378,18 @@ class SmSimulator {
 
 inline RoundResult simulate_round(const RoundModel& rm, const GpuSpec& g, int ctas, bool busiest_round = false) {
   return sim::SmSimulator(rm, g, ctas, busiest_round).run();
+}
+
+// What a further full round costs the busiest SM when CTAs stream through its `ctas` slots (a
+// CTA starts in a slot the measured turnaround after the last one there exits, so one CTA's wait
+// on memory runs under another's work): two rounds' CTAs are streamed, and each slot then takes
+// a CTA's mean life plus the turnaround per CTA (Little's law: the SM completes `ctas` CTAs per
+// mean life). The mean, not the last exit, because a round's longest CTA holds only its own
+// slot while the others turn over. 0 below two slots: one CTA at a time has nothing to overlap.
+inline double simulate_streamed_round(const RoundModel& rm, const GpuSpec& g, int ctas) {
+  if (ctas < 2) return 0.0;
+  const RoundResult r = sim::SmSimulator(rm, g, ctas, false, 2 * ctas).run();
+  return r.mean_cta_life + r.slot_turnaround;
 }
 
 }  // namespace gpuperf

@@ -151,7 +151,7 @@ class SweepBlock {
   // The kernel's time at point i from its rounds.
   double time_of(std::size_t i, const RoundSummary& full, double tail_cycles) const {
     const Point& pt = pts_[i];
-    return kernel_time(full.bounds, full.cycles, tail_cycles, full.busiest_cycles, pt.s.waves, pt.balance,
+    return kernel_time(full.bounds, full.cycles, tail_cycles, full.busiest_cycles, full.streamed_cycles, pt.s.waves, pt.balance,
                        an_.kernel->launch.warps_per_cta(), pt.s.rates->stats, an_.atomics, gpu(i), pt.s.sim,
                        opt_.target)
         .time_us;

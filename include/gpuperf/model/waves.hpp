@@ -40,6 +40,15 @@ inline double sm_cycles(const Waves& w, double round_cycles, double tail_cycles,
   return body + gaps * turnaround_cycles;
 }
 
+// The same body where CTAs stream through the slots instead of starting in rounds: the first
+// full round as simulated (its CTAs start together), then each further full round at the
+// streamed rate (streamed_cycles, simulate_streamed_round), then the tail. Without a streamed
+// simulation (one full round, one CTA per SM at a time, or bounds mode): sm_cycles.
+inline double streamed_sm_cycles(const Waves& w, double round_cycles, double streamed_cycles, double tail_cycles, double turnaround_cycles) {
+  if (!(streamed_cycles > 0) || w.full < 2 || w.blocks_per_sm < 2) return sm_cycles(w, round_cycles, tail_cycles, turnaround_cycles);
+  return round_cycles + (w.full - 1) * streamed_cycles + (w.has_tail() ? tail_cycles : 0);
+}
+
 // A round's bounds on the kernel's scale: as many rounds as the busiest SM runs.
 inline Bounds kernel_scale(Bounds b, double sm_cycles, double round_cycles) {
   double rounds_equiv = round_cycles > 0 ? sm_cycles / round_cycles : 1;
