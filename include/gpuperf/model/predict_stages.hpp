@@ -83,6 +83,7 @@ inline bool use_simulation(const KernelAnalysis& an, const PredictOptions& opt, 
 
 struct Rounds {
   RoundResult full, tail;  // a full round (or the only one) and the tail round
+  RoundResult streamed;    // two full rounds' CTAs streamed (simulate_streamed_rounds); empty if not run
 };
 
 // The round and the tail round in the chosen mode; a simulation reports the bounds of counts.
@@ -91,7 +92,10 @@ inline Rounds run_rounds(const RoundModel& rm, const GpuSpec& g, const Occupancy
   Rounds r;
   r.full = run(w.round_ctas());
   if (sim && rm.an->sample.busiest >= 0) r.full.busiest_cycles = simulate_round(rm, g, w.round_ctas(), true).cycles;
-  if (sim && w.full >= 2) r.full.streamed_cycles = simulate_streamed_round(rm, g, w.round_ctas());
+  if (sim && w.full >= 2) {
+    r.streamed = simulate_streamed_rounds(rm, g, w.round_ctas());
+    r.full.streamed_cycles = r.streamed.cycles;
+  }
   if (w.has_tail()) r.tail = run(static_cast<int>(w.tail));
   if (sim) r.full.bounds = bounds_round(rm, g, o, w.round_ctas()).bounds;
   return r;
@@ -103,8 +107,13 @@ inline void attribute_stalls(const RoundModel& rm, const Rounds& rounds, const W
   const Kernel& k = *an.kernel;
   const auto& desc = *rm.desc;
   const double scale = grid_scale(w);
+  // Where the CTAs stream (kernel_time), the first of the full rounds starts its CTAs together
+  // and the others take the streamed rounds' stalls, half of the two rounds' each.
+  const bool streamed = !rounds.streamed.pc_stalls.empty() && rounds.streamed.cycles > 0 && w.full >= 2 && w.blocks_per_sm >= 2;
+  const double first_share = streamed ? 1.0 / w.full : 1.0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
-    StallBreakdown scaled = rounds.full.pc_stalls.empty() ? StallBreakdown{} : rounds.full.pc_stalls[i].scaled(scale);
+    StallBreakdown scaled = rounds.full.pc_stalls.empty() ? StallBreakdown{} : rounds.full.pc_stalls[i].scaled(scale * first_share);
+    if (streamed) scaled += rounds.streamed.pc_stalls[i].scaled(0.5 * scale * (1 - first_share));
     if (w.has_tail() && !rounds.tail.pc_stalls.empty()) scaled += rounds.tail.pc_stalls[i].scaled(g.sms);
     rep.stalls += scaled;
     if (!per_pc) continue;
@@ -194,7 +203,7 @@ inline RoundSummary summarize_round(const RoundModel& rm, const GpuSpec& g, cons
   if (sim) {
     r.cycles = simulate_round(rm, g, ctas).cycles;
     if (rm.an->sample.busiest >= 0) r.busiest_cycles = simulate_round(rm, g, ctas, true).cycles;
-    r.streamed_cycles = simulate_streamed_round(rm, g, ctas);  // what a point of several full rounds reads
+    r.streamed_cycles = simulate_streamed_rounds(rm, g, ctas).cycles;  // what a point of several full rounds reads
     r.bounds = bounds_round(rm, g, o, ctas).bounds;
   } else {
     RoundResult b = bounds_round(rm, g, o, ctas);

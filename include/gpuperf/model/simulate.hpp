@@ -380,16 +380,18 @@ inline RoundResult simulate_round(const RoundModel& rm, const GpuSpec& g, int ct
   return sim::SmSimulator(rm, g, ctas, busiest_round).run();
 }
 
-// What a further full round costs the busiest SM when CTAs stream through its `ctas` slots (a
-// CTA starts in a slot the measured turnaround after the last one there exits, so one CTA's wait
-// on memory runs under another's work): two rounds' CTAs are streamed, and each slot then takes
-// a CTA's mean life plus the turnaround per CTA (Little's law: the SM completes `ctas` CTAs per
-// mean life). The mean, not the last exit, because a round's longest CTA holds only its own
-// slot while the others turn over. 0 below two slots: one CTA at a time has nothing to overlap.
-inline double simulate_streamed_round(const RoundModel& rm, const GpuSpec& g, int ctas) {
-  if (ctas < 2) return 0.0;
-  const RoundResult r = sim::SmSimulator(rm, g, ctas, false, 2 * ctas).run();
-  return r.mean_cta_life + r.slot_turnaround;
+// Two rounds' CTAs streamed through a round's `ctas` slots: a CTA starts in a slot the measured
+// turnaround after the last one there exits, so one CTA's wait on memory runs under another's
+// work. Its `cycles` are what a further full round costs the busiest SM: each slot takes a CTA's
+// mean life plus the turnaround per CTA (Little's law: the SM completes `ctas` CTAs per mean
+// life); the mean, not the last exit, because a round's longest CTA holds only its own slot
+// while the others turn over. Its stalls are the two rounds'. Nothing below two slots: one CTA
+// at a time has nothing to overlap (cycles 0).
+inline RoundResult simulate_streamed_rounds(const RoundModel& rm, const GpuSpec& g, int ctas) {
+  if (ctas < 2) return {};
+  RoundResult r = sim::SmSimulator(rm, g, ctas, false, 2 * ctas).run();
+  r.cycles = r.mean_cta_life + r.slot_turnaround;
+  return r;
 }
 
 }  // namespace gpuperf

@@ -42,7 +42,7 @@ inline double sm_cycles(const Waves& w, double round_cycles, double tail_cycles,
 
 // The same body where CTAs stream through the slots instead of starting in rounds: the first
 // full round as simulated (its CTAs start together), then each further full round at the
-// streamed rate (streamed_cycles, simulate_streamed_round), then the tail. Without a streamed
+// streamed rate (streamed_cycles, simulate_streamed_rounds), then the tail. Without a streamed
 // simulation (one full round, one CTA per SM at a time, or bounds mode): sm_cycles.
 inline double streamed_sm_cycles(const Waves& w, double round_cycles, double streamed_cycles, double tail_cycles, double turnaround_cycles) {
   if (!(streamed_cycles > 0) || w.full < 2 || w.blocks_per_sm < 2) return sm_cycles(w, round_cycles, tail_cycles, turnaround_cycles);
