@@ -109,7 +109,7 @@ inline void attribute_stalls(const RoundModel& rm, const Rounds& rounds, const W
   const double scale = grid_scale(w);
   // Where the CTAs stream (kernel_time), the first of the full rounds starts its CTAs together
   // and the others take the streamed rounds' stalls, half of the two rounds' each.
-  const bool streamed = !rounds.streamed.pc_stalls.empty() && rounds.streamed.cycles > 0 && w.full >= 2 && w.blocks_per_sm >= 2;
+  const bool streamed = !rounds.streamed.pc_stalls.empty() && rounds_stream(w, rounds.streamed.cycles);
   const double first_share = streamed ? 1.0 / w.full : 1.0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     StallBreakdown scaled = rounds.full.pc_stalls.empty() ? StallBreakdown{} : rounds.full.pc_stalls[i].scaled(scale * first_share);

@@ -34,9 +34,8 @@ struct RoundResult {
   // A further full round's cycles with the CTAs streamed through the round's slots
   // (simulate_streamed_rounds), for a busiest SM of several full rounds; 0 where not simulated.
   double streamed_cycles = 0;
-  // Of a simulation: the mean cycles from a CTA's start to its last warp's exit, and the slot
-  // turnaround it started streamed CTAs with.
-  double mean_cta_life = 0, slot_turnaround = 0;
+  // Of a simulation: the mean cycles from a CTA's start to its last warp's exit.
+  double mean_cta_life = 0;
 };
 
 }  // namespace gpuperf

@@ -16,6 +16,7 @@
 #include "gpuperf/model/memory.hpp"
 #include "gpuperf/model/round.hpp"
 #include "gpuperf/model/sampled_ctas.hpp"
+#include "gpuperf/model/waves.hpp"
 
 namespace gpuperf {
 
@@ -154,7 +155,7 @@ class SmSimulator {
       if (op.controlled) op.spacing = std::max(1.0, double(s.control.stall));
     }
     busiest_round_ = busiest_round;
-    slot_turnaround_ = g.cta_slot_turnaround ? g.cta_slot_turnaround->at(k_.launch.warps_per_cta()) : 0;
+    slot_turnaround_ = slot_turnaround_cycles(g, k_.launch.warps_per_cta());
     total_ctas_ = std::max(ctas, total_ctas);
     place_warps(ctas);
     smsp_free_.assign(static_cast<std::size_t>(S_), 0);
@@ -181,7 +182,6 @@ class SmSimulator {
     double lives = 0;
     for (std::size_t c = 0; c < cta_start_.size(); ++c) lives += cta_end_[c] - cta_start_[c];
     r_.mean_cta_life = cta_start_.empty() ? 0 : lives / static_cast<double>(cta_start_.size());
-    r_.slot_turnaround = slot_turnaround_;
     return r_;
   }
 
@@ -390,7 +390,7 @@ inline RoundResult simulate_round(const RoundModel& rm, const GpuSpec& g, int ct
 inline RoundResult simulate_streamed_rounds(const RoundModel& rm, const GpuSpec& g, int ctas) {
   if (ctas < 2) return {};
   RoundResult r = sim::SmSimulator(rm, g, ctas, false, 2 * ctas).run();
-  r.cycles = r.mean_cta_life + r.slot_turnaround;
+  r.cycles = r.mean_cta_life + slot_turnaround_cycles(g, rm.an->kernel->launch.warps_per_cta());
   return r;
 }
 

@@ -40,12 +40,16 @@ inline double sm_cycles(const Waves& w, double round_cycles, double tail_cycles,
   return body + gaps * turnaround_cycles;
 }
 
+// Whether the busiest SM's further full rounds run at the streamed rate: a streamed simulation
+// was made (streamed_cycles > 0), and there are further full rounds of more than one CTA.
+inline bool rounds_stream(const Waves& w, double streamed_cycles) { return streamed_cycles > 0 && w.full >= 2 && w.blocks_per_sm >= 2; }
+
 // The same body where CTAs stream through the slots instead of starting in rounds: the first
 // full round as simulated (its CTAs start together), then each further full round at the
 // streamed rate (streamed_cycles, simulate_streamed_rounds), then the tail. Without a streamed
 // simulation (one full round, one CTA per SM at a time, or bounds mode): sm_cycles.
 inline double streamed_sm_cycles(const Waves& w, double round_cycles, double streamed_cycles, double tail_cycles, double turnaround_cycles) {
-  if (!(streamed_cycles > 0) || w.full < 2 || w.blocks_per_sm < 2) return sm_cycles(w, round_cycles, tail_cycles, turnaround_cycles);
+  if (!rounds_stream(w, streamed_cycles)) return sm_cycles(w, round_cycles, tail_cycles, turnaround_cycles);
   return round_cycles + (w.full - 1) * streamed_cycles + (w.has_tail() ? tail_cycles : 0);
 }
 
@@ -54,6 +58,12 @@ inline Bounds kernel_scale(Bounds b, double sm_cycles, double round_cycles) {
   double rounds_equiv = round_cycles > 0 ? sm_cycles / round_cycles : 1;
   for (double* v : {&b.issue, &b.functional_unit, &b.latency, &b.shared_memory, &b.l1}) *v *= rounds_equiv;
   return b;
+}
+
+// SM cycles a CTA slot stands idle between one CTA's exit and the next one's start when every
+// slot turns over (the arch table's measured curve over warps per CTA; 0 where it has none).
+inline double slot_turnaround_cycles(const GpuSpec& g, double warps_per_cta) {
+  return g.cta_slot_turnaround ? g.cta_slot_turnaround->at(warps_per_cta) : 0;
 }
 
 // The grid's CTAs started at the GPU's measured dispatch rate (0 where the architecture's table
