@@ -10,6 +10,8 @@
 //   nvcc -O3 -arch=sm_90 -o dispatch_overlap_probe calibrate/dispatch_overlap_probe.cu && ./dispatch_overlap_probe
 #include <cstdio>
 
+#include "event_timing.cuh"
+
 __global__ void spin_cta(long long spin, int* out) {
   const long long t0 = clock64();
   while (clock64() - t0 < spin) {
@@ -23,29 +25,16 @@ int main() {
   const int sms = prop.multiProcessorCount, rounds = 32, launches = 20;
   int* out = nullptr;
   cudaMalloc(&out, sizeof(int));
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
   struct Shape { int threads, per_sm; };
   for (Shape s : {Shape{256, 8}, Shape{32, 32}}) {
     const int grid = sms * s.per_sm * rounds;
     for (long long spin : {0LL, 250LL, 500LL, 750LL, 1000LL, 1250LL, 1500LL, 1750LL, 2000LL, 2500LL, 3000LL, 4000LL, 6000LL, 8000LL}) {
       for (int w = 0; w < 3; ++w) spin_cta<<<grid, s.threads>>>(spin, out);
       cudaDeviceSynchronize();
-      float best = 1e30f, sum = 0;
-      for (int r = 0; r < launches; ++r) {
-        cudaEventRecord(e0);
-        spin_cta<<<grid, s.threads>>>(spin, out);
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, e0, e1);
-        best = ms < best ? ms : best;
-        sum += ms;
-      }
+      const LaunchTimes t = time_launches(launches, [&](int) { spin_cta<<<grid, s.threads>>>(spin, out); });
       std::printf("{\"probe\": \"dispatch_overlap\", \"gpu\": \"%s\", \"sms\": %d, \"threads\": %d, \"ctas_per_sm\": %d, \"rounds\": %d, "
                   "\"ctas\": %d, \"spin_cycles\": %lld, \"best_us\": %.3f, \"mean_us\": %.3f}\n",
-                  prop.name, sms, s.threads, s.per_sm, rounds, grid, spin, best * 1e3, sum / launches * 1e3);
+                  prop.name, sms, s.threads, s.per_sm, rounds, grid, spin, t.best_ms * 1e3, t.mean_ms * 1e3);
     }
   }
   const cudaError_t err = cudaGetLastError();

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "event_timing.cuh"
+
 enum Kind { kRead = 0, kWrite = 1, kCopy = 2 };
 static const char* kind_name[] = {"read", "write", "copy"};
 
@@ -53,30 +55,19 @@ int main(int argc, char** argv) {
   cudaMemset(in, 0, static_cast<size_t>(max_n) * max_n * sizeof(float));
   cudaMemset(out, 0, static_cast<size_t>(max_n) * max_n * sizeof(float));
   cudaMemset(flush, 0, flush_bytes);
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
   for (int n : {4096, 8192}) {
     for (int kind : {kRead, kWrite, kCopy}) {
       for (int w : {8, 16, 32, 64, 256}) {
         const int ctas = (n / w) * (n / (256 / w));
-        float best = 1e30f, sum = 0;
-        for (int r = 0; r < launches; ++r) {
-          flush_read<<<prop.multiProcessorCount * 4, 512>>>(reinterpret_cast<const float4*>(flush), flush_bytes / 16, sink);
-          cudaEventRecord(e0);
-          tile_walk<<<ctas, 256>>>(in, out, n, w, kind);
-          cudaEventRecord(e1);
-          cudaEventSynchronize(e1);
-          float ms = 0;
-          cudaEventElapsedTime(&ms, e0, e1);
-          best = ms < best ? ms : best;
-          sum += ms;
-        }
+        const LaunchTimes t = time_launches(
+            launches,
+            [&](int) { flush_read<<<prop.multiProcessorCount * 4, 512>>>(reinterpret_cast<const float4*>(flush), flush_bytes / 16, sink); },
+            [&](int) { tile_walk<<<ctas, 256>>>(in, out, n, w, kind); });
         const double bytes = static_cast<double>(n) * n * 4 * (kind == kCopy ? 2 : 1);
         std::printf("{\"probe\": \"dram_pattern\", \"gpu\": \"%s\", \"n\": %d, \"kind\": \"%s\", \"tile_width_floats\": %d, "
                     "\"segment_bytes\": %d, \"ctas\": %d, \"bytes\": %.0f, \"best_us\": %.3f, \"mean_us\": %.3f, \"best_gbs\": %.1f}\n",
-                    prop.name, n, kind_name[kind], w, 4 * w, ctas, bytes, best * 1e3, sum / launches * 1e3,
-                    bytes / (best * 1e-3) / 1e9);
+                    prop.name, n, kind_name[kind], w, 4 * w, ctas, bytes, t.best_ms * 1e3, t.mean_ms * 1e3,
+                    bytes / (t.best_ms * 1e-3) / 1e9);
       }
     }
   }

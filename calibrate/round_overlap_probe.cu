@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "event_timing.cuh"
+
 __global__ void load_then_compute(const float* __restrict__ a, float* out, int iters, int load) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   const float x = load ? __ldcg(a + i) : static_cast<float>(threadIdx.x);
@@ -38,9 +40,6 @@ int main() {
   cudaMalloc(&a, words * sizeof(float));
   cudaMalloc(&out, max_threads * sizeof(float));
   cudaMemset(a, 0, words * sizeof(float));
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
   for (int iters : {32, 64}) {
     for (int load : {1, 0}) {
       for (int rounds : {1, 2, 4, 8}) {
@@ -48,21 +47,13 @@ int main() {
         const size_t slice = static_cast<size_t>(grid) * threads;
         for (int w = 0; w < 3; ++w) load_then_compute<<<grid, threads>>>(a + w * slice, out, iters, load);
         cudaDeviceSynchronize();
-        float best = 1e30f, sum = 0;
-        for (int r = 0; r < launches; ++r) {
+        const LaunchTimes t = time_launches(launches, [&](int r) {
           const float* src = a + ((3 + r) % (launches + 3)) * max_threads;
-          cudaEventRecord(e0);
           load_then_compute<<<grid, threads>>>(src, out, iters, load);
-          cudaEventRecord(e1);
-          cudaEventSynchronize(e1);
-          float ms = 0;
-          cudaEventElapsedTime(&ms, e0, e1);
-          best = ms < best ? ms : best;
-          sum += ms;
-        }
+        });
         std::printf("{\"probe\": \"round_overlap\", \"gpu\": \"%s\", \"sms\": %d, \"ffma_per_thread\": %d, \"load\": %d, \"rounds\": %d, "
                     "\"ctas\": %d, \"best_us\": %.3f, \"mean_us\": %.3f}\n",
-                    prop.name, sms, iters * 8, load, rounds, grid, best * 1e3, sum / launches * 1e3);
+                    prop.name, sms, iters * 8, load, rounds, grid, t.best_ms * 1e3, t.mean_ms * 1e3);
       }
     }
   }
