@@ -51,6 +51,24 @@ std::string scattered_trace(int reps) {
   return t.str();
 }
 
+// One warp copies `reps` x 512 B: a 16 B load per lane from one array, a 16 B store of it to
+// another (4 whole lines each), every address touched once.
+std::string copy_trace(int reps) {
+  std::ostringstream t;
+  t << "-kernel name = copy\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n"
+       "#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses] immediate\n\n"
+       "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = "
+    << 2 * reps + 1 << "\n";
+  for (int r = 0; r < reps; ++r) {
+    const std::uint64_t base = 0x100000 + 512ull * r;
+    t << "0010 ffffffff 1 R4 LDG.E.128 1 R2 16 1 0x" << std::hex << base << std::dec << " 16 0\n";
+    t << "0020 ffffffff 0 STG.E.128 2 R2 R4 16 1 0x" << std::hex << base + 0x8000000 << std::dec << " 16 0\n";
+  }
+  t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
+  return t.str();
+}
+
 // The one kernel of a .traceg text.
 Kernel kernel_from_trace_text(const std::string& text, const char* name) {
   Application app = load_trace_text(text, name);
@@ -128,16 +146,29 @@ TEST_CASE("L1 wavefronts: one per line a global request touches; a partly writte
 
 TEST_CASE("L2 transfer: stores at most so many line-writes per cycle, the rest at the bandwidth") {
   // 1 GB at 1000 GB/s on a 1000 MHz clock: 1e6 cycles; the read rate is 31.25 sectors per cycle.
-  CHECK(bound::l2_transfer(1e9, 0, 0, 0.25, 1000, 1000) == doctest::Approx(1e6));
+  CHECK(bound::l2_transfer(1e9, 0, 0, 0, 0.25, 0, 1000, 1000) == doctest::Approx(1e6));
   // No line limit measured: stores go with the rest at the bandwidth.
-  CHECK(bound::l2_transfer(1e9, 1e6, 1e6, 0, 1000, 1000) == doctest::Approx(1e6));
+  CHECK(bound::l2_transfer(1e9, 1e6, 1e6, 0, 0, 0, 1000, 1000) == doctest::Approx(1e6));
   // 1e6 store sectors in 2.5e5 whole lines: the lines (7.8125 per cycle) take 3.2e4 cycles, the
   // sectors at the bandwidth the same, so the time is the bandwidth's.
-  CHECK(bound::l2_transfer(1e9, 1e6, 2.5e5, 0.25, 1000, 1000) == doctest::Approx(1e6));
+  CHECK(bound::l2_transfer(1e9, 1e6, 2.5e5, 0, 0.25, 0, 1000, 1000) == doctest::Approx(1e6));
   // The same sectors over 1e6 lines, one each: 1.28e5 cycles for the lines against 3.2e4.
-  CHECK(bound::l2_transfer(1e9, 1e6, 1e6, 0.25, 1000, 1000) == doctest::Approx((1e9 - 32e6) / 1e3 + 1.28e5));
+  CHECK(bound::l2_transfer(1e9, 1e6, 1e6, 0, 0.25, 0, 1000, 1000) == doctest::Approx((1e9 - 32e6) / 1e3 + 1.28e5));
   // No bandwidth: no L2 time (not a division by zero).
-  CHECK(bound::l2_transfer(1e9, 1e6, 1e6, 0.25, 0, 1000) == 0);
+  CHECK(bound::l2_transfer(1e9, 1e6, 1e6, 0, 0.25, 0, 0, 1000) == 0);
+}
+
+TEST_CASE("L2 transfer: line-writes (stores and DRAM fills) at the measured write rate, beside the reads") {
+  // A copy: 1e6 sectors read (all filled from DRAM), 1e6 written, at 31.25 read sectors per cycle.
+  const double read_rate = 31.25;
+  // Write rate 0.63 of the read rate: the 2e6 line-writes bound it, not the 1e6 reads.
+  CHECK(bound::l2_transfer(64e6, 1e6, 2.5e5, 1e6, 0.28, 0.63, 1000, 1000) == doctest::Approx(2e6 / 0.63 / read_rate));
+  // Reads that hit L2 need no fill: 3e6 reads outrun 1e6 stores at the write rate.
+  CHECK(bound::l2_transfer(128e6, 1e6, 2.5e5, 0, 0.28, 0.63, 1000, 1000) == doctest::Approx(3e6 / read_rate));
+  // Stores one per line stay bound by the line rate.
+  CHECK(bound::l2_transfer(64e6, 1e6, 1e6, 0, 0.28, 0.63, 1000, 1000) == doctest::Approx(1e6 / 0.28 / read_rate));
+  // Unmeasured (0): the stores follow the reads at the read rate and fills cost nothing, as before.
+  CHECK(bound::l2_transfer(64e6, 1e6, 2.5e5, 1e6, 0.28, 0, 1000, 1000) == doctest::Approx(2e6 / read_rate));
 }
 
 TEST_CASE("a scattered request costs a wavefront per line, not per four sectors (trace addresses)") {
@@ -376,4 +407,36 @@ TEST_CASE("reuse profiler: numbering the live times again keeps every distance a
   CHECK(rp.times_held() < 4 * (2 * 300 + (1u << 16)));  // not one per access
 }
 
+TEST_CASE("a kernel started on a cold L2 writes back only the dirty bytes past what the L2 keeps (store_residency_probe)") {
+  // 256 x 512 B copied: 4096 sectors read, 4096 written, on an H100 whose L2 is cut to 128 KiB
+  // so that the copy's 128 KiB of dirty data overflow what the L2 keeps (0.41 of it).
+  auto kp = std::make_shared<const Kernel>(kernel_from_trace_text(copy_trace(256), "copy.traceg"));
+  auto g = GpuSpec::from_catalog(shipped_tables(), "h100");
+  g.l2_bytes = 128 * 1024;
+  CHECK(g.l2_dirty_retained_fraction == doctest::Approx(0.41));
+  CHECK(g.l2_write_rate_fraction == doctest::Approx(0.63));
+  const Predictor p(kp);
+  PredictOptions cold;
+  cold.target = Target::duration;
+  const auto r = p.predict(g, cold);
+  CHECK(r.memory.global_store_sectors == 4096);
+  CHECK(r.memory.dram_read_bytes == doctest::Approx(4096 * 32));
+  // Written back during the kernel: 128 KiB dirtied less 0.41 x 128 KiB kept (every sector
+  // without the retention).
+  CHECK(r.memory.dram_write_bytes == doctest::Approx(131072 * (1 - 0.41)));
+  // Back to back, the footprint (256 KiB) overflows the L2: each launch writes back as much as
+  // it dirties (its predecessor's kept lines in place of its own).
+  PredictOptions b2b;
+  b2b.target = Target::back_to_back;
+  CHECK(p.predict(g, b2b).memory.dram_write_bytes == doctest::Approx(131072));
+  // The L2's line-writes, 4096 fills and 4096 stores at 0.63 of the read rate, bound its time
+  // rather than the 4096 reads.
+  const double read_rate = g.l2_bandwidth_gbs * 1e3 / g.sm_clock_mhz / 32;
+  CHECK(r.bounds.l2 == doctest::Approx(8192 / 0.63 / read_rate));
+  // The whole L2: the copy's dirty data stay, none is written during the kernel.
+  g.l2_bytes = 50.0 * 1024 * 1024;
+  CHECK(p.predict(g, cold).memory.dram_write_bytes == 0);
+}
+
 }  // namespace gpuperf_test_memory_requests
+

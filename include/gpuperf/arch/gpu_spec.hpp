@@ -84,6 +84,11 @@ struct GpuSpec {
   // line-writes, whatever part of a line each writes (the arch table's measurement, resolved once
   // here; 0 where it has none: no line limit).
   double l2_store_line_rate_fraction = 0;
+  // L2 takes line-writes (the SMs' stores and the fills from DRAM) at this fraction of its read
+  // rate, beside its reads (0 where unmeasured: stores at the read rate after the reads, fills
+  // free); a kernel started on a cold L2 ends with this share of the L2 still dirty, written
+  // back after it (0: every dirtied sector is written back during the kernel).
+  double l2_write_rate_fraction = 0, l2_dirty_retained_fraction = 0;
 
   static std::string fmt(double d) {
     char b[32];
@@ -135,6 +140,8 @@ struct GpuSpec {
     if (const Curve* c = a.curve("global_atomic_f32_ops_per_cycle_vs_addresses")) s.atomic_rate_f32 = *c;
     if (const Curve* c = a.curve("global_atomic_ops_per_cycle_vs_lines")) s.atomic_rate_lines = *c;
     s.l2_store_line_rate_fraction = a.mem("l2_store_line_rate_fraction");
+    s.l2_write_rate_fraction = a.mem("l2_write_rate_fraction");
+    s.l2_dirty_retained_fraction = a.mem("l2_dirty_retained_fraction");
     return s;
   }
 

@@ -80,6 +80,11 @@ inline const std::vector<ParamSpec>& param_schema() {
        U::defaulted, 0,
        "not modelled without a measurement: 0 starts an SM's next CTA the moment its only resident one exits (measured 285 on sm_90 only)"},
       {S::memory, "l2_store_sector_rate_fraction", "of the L2 read rate in sectors", 0.05, 1, U::reference},
+      {S::memory, "l2_write_rate_fraction", "of the L2 read rate in bytes", 0.05, 1, U::defaulted, 0,
+       "not modelled without a measurement: 0 takes the stores at the L2 read rate after the reads and the DRAM fills as free "
+       "(measured 0.63 on sm_90 only)"},
+      {S::memory, "l2_dirty_retained_fraction", "of the L2's capacity", 0, 1, U::defaulted, 0,
+       "not modelled without a measurement: 0 writes back during the kernel every sector it dirties (measured 0.41 on sm_90 only)"},
       {S::memory, "dram_random_sectors_per_ns", "sectors per ns", 1, 10000, U::reference},
       // Arch table: cache geometry.
       {S::cache, "sector_bytes", "bytes", 8, 256, U::defaulted, 32,

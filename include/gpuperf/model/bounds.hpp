@@ -86,16 +86,32 @@ inline double sm_and_memory(const OverlapParts& o, double p) {
 }
 // Bytes over a bandwidth in GB/s, in cycles of a clock in MHz.
 inline double bandwidth(double bytes, double gbs, double clock_mhz) { return gbs > 0 ? bytes / (gbs * 1e3) * clock_mhz : 0; }
-// The L2's time: its bytes at its bandwidth, except that L2 takes the stores' `store_sectors` as
-// line-writes, `store_lines` of them, at most `line_fraction` of its read rate in sectors (0: no
-// line limit), so stores scattered over many lines go at the line rate however few bytes each
-// writes. (Whole-line stores measured at half the read rate are not applied: the table's
-// l2_store_sector_rate_fraction says why.)
-inline double l2_transfer(double l2_bytes, double store_sectors, double store_lines, double line_fraction, double gbs, double clock_mhz) {
-  const double read_sectors_per_cycle = gbs > 0 && clock_mhz > 0 ? gbs * 1e3 / clock_mhz / 32.0 : 0;
-  if (!(read_sectors_per_cycle > 0)) return 0;
-  const double stores = std::max(store_sectors, line_fraction > 0 ? store_lines / line_fraction : 0.0) / read_sectors_per_cycle;
-  return bandwidth(std::max(0.0, l2_bytes - 32.0 * store_sectors), gbs, clock_mhz) + stores;
+// The L2's time, in two parts. Stores scattered over many lines: L2 takes the stores'
+// `store_sectors` as line-writes, `store_lines` of them, at most `line_fraction` of its read rate
+// in sectors (0: no line limit), however few bytes each writes. Where the L2's write rate is
+// measured (`write_fraction` of the read rate, > 0), its line-writes, the stores and the
+// `fill_sectors` DRAM brings in, go at that rate beside the reads (a copy that fits in L2 is
+// bound by them: calibrate/store_residency_probe.cu); without it, the stores follow the reads at
+// the read rate and the fills cost nothing.
+inline double l2_read_sectors_per_cycle(double gbs, double clock_mhz) { return gbs > 0 && clock_mhz > 0 ? gbs * 1e3 / clock_mhz / 32.0 : 0; }
+// The line-writes' part: the cycles of the stores (and fills, where measured).
+inline double l2_writes(double store_sectors, double store_lines, double fill_sectors, double line_fraction, double write_fraction,
+                        double gbs, double clock_mhz) {
+  const double rate = l2_read_sectors_per_cycle(gbs, clock_mhz);
+  if (!(rate > 0)) return 0;
+  const double scattered = line_fraction > 0 ? store_lines / line_fraction : 0.0;
+  if (write_fraction > 0) return std::max((fill_sectors + store_sectors) / write_fraction, scattered) / rate;
+  return std::max(store_sectors, scattered) / rate;
+}
+// The whole: the reads (every L2 sector that is not a store) and the line-writes, beside each
+// other where the write rate is measured, else one after the other.
+inline double l2_transfer(double l2_bytes, double store_sectors, double store_lines, double fill_sectors, double line_fraction,
+                          double write_fraction, double gbs, double clock_mhz) {
+  const double rate = l2_read_sectors_per_cycle(gbs, clock_mhz);
+  if (!(rate > 0)) return 0;
+  const double reads = std::max(0.0, l2_bytes / 32.0 - store_sectors) / rate;
+  const double writes = l2_writes(store_sectors, store_lines, fill_sectors, line_fraction, write_fraction, gbs, clock_mhz);
+  return write_fraction > 0 ? std::max(reads, writes) : reads + writes;
 }
 // Rounds of resident CTAs on the busiest SM: full rounds and the CTAs of the last one.
 inline void rounds(double grid, int sms, int per_sm, double& ctas_on_busiest, double& full, double& tail) {

@@ -34,6 +34,9 @@ inline bool global_like(MemSpace s) {
 
 namespace detail {
 
+// A PC without a reuse profile of its own takes the input's profiled kernel-wide rates.
+inline bool uses_profiled_rates(const PcStats& p, const ProfiledRates& prof) { return !p.has_profile && prof.present; }
+
 // Of a sampled PC's first touches (scaled by grid_scale), the share that stays first touches in
 // the grid: grid_scale^(growth - 1) as its distinct sectors grow as n^growth; all of them for
 // a whole-grid trace or data each CTA owns.
@@ -212,7 +215,12 @@ struct MemoryRates {
   ProfiledRates prof;
 };
 
-inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, const Occupancy& o, double warm_fraction) {
+// Dirty bytes a kernel started on a cold L2 leaves in it, written back after it ends: none of a
+// kernel launched back to back, whose predecessor's dirty lines it evicts and writes back in
+// their place (or overwrites, where its data fit: warm_fraction).
+inline double dirty_retained_bytes(const GpuSpec& g, bool cold_l2) { return cold_l2 ? g.l2_dirty_retained_fraction * g.l2_bytes : 0.0; }
+
+inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, const Occupancy& o, double warm_fraction, bool cold_l2) {
   const Kernel& k = *an.kernel;
   MemoryRates r;
   r.mem.resize(k.program.size());
@@ -224,7 +232,7 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
     ms.rates_profiled_on = k.profiled_traffic.gpu.empty() ? "the profiled GPU" : k.profiled_traffic.gpu;
     ms.profiled_l2_ratio = r.prof.l2_ratio;
   }
-  double l1_hits_w = 0, l2_hits_w = 0, l1_w = 0, l2_w = 0;
+  double l1_hits_w = 0, l2_hits_w = 0, l1_w = 0, l2_w = 0, own_dirty_sectors = 0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
     const auto& p = an.pcs[i];
@@ -243,6 +251,7 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
         ms.global_store_partial_sectors += p.partial_store_sectors;
         ms.global_store_partial_lines += p.partial_store_lines;
         ms.dram_write_bytes += m.dram_sectors * assume::sector_bytes;
+        if (!detail::uses_profiled_rates(p, r.prof)) own_dirty_sectors += m.dram_sectors;
       } else {
         ms.atomic_requests += p.requests;
       }
@@ -251,6 +260,17 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
       ms.shared_requests += p.requests;
       ms.shared_wavefronts += p.wavefronts;
     }
+  }
+  // The L2 keeps the last of the dirtied sectors when the kernel ends (a cold start): only those
+  // past that share are written back during it. Stores whose rates come from a profile are left
+  // as they are: the profile's write-back was counted on a cold L2 already.
+  const double retained = dirty_retained_bytes(g, cold_l2) / assume::sector_bytes;
+  if (retained > 0 && own_dirty_sectors > 0) {
+    const double kept = std::min(1.0, retained / own_dirty_sectors);
+    for (std::size_t i = 0; i < k.program.size(); ++i)
+      if (global_like(k.program[i].space) && k.program[i].mem_op == MemOp::store && !detail::uses_profiled_rates(an.pcs[i], r.prof))
+        r.mem[i].dram_sectors *= 1 - kept;
+    ms.dram_write_bytes -= own_dirty_sectors * kept * assume::sector_bytes;
   }
   ms.l1_hit_rate = l1_w > 0 ? l1_hits_w / l1_w : 0;
   ms.l2_hit_rate = l2_w > 0 ? l2_hits_w / l2_w : 0;
@@ -278,21 +298,14 @@ inline double memory_latencies(const KernelAnalysis& an, const std::vector<Instr
   return lat_n > 0 ? lat_w / lat_n : 0;
 }
 
-// Per-PC memory behaviour on one GPU (`mem`, and `latency`: every instruction's result
-// latency) and the kernel's memory totals.
-inline MemoryStats model_memory(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const GpuSpec& g, const Occupancy& o,
-                                double warm_fraction, double dram_latency, std::vector<PcMemory>& mem, std::vector<double>& latency) {
-  const MemoryRates r = memory_rates(an, g, o, warm_fraction);
-  MemoryStats ms = r.stats;
-  ms.avg_load_latency = memory_latencies(an, desc, g, r, dram_latency, latency, &mem);
-  return ms;
-}
-
 // Whole-kernel bounds from the memory totals: DRAM and L2 bandwidth, and the L2's atomic units.
 inline void add_memory_bounds(Bounds& b, const MemoryStats& ms, const AtomicProfile& at, const GpuSpec& g, double dram_gbs) {
   b.dram = bound::bandwidth(ms.dram_read_bytes + ms.dram_write_bytes, dram_gbs, g.sm_clock_mhz);
-  b.l2 = bound::l2_transfer(ms.l2_bytes, ms.global_store_sectors, ms.global_store_lines, g.l2_store_line_rate_fraction, g.l2_bandwidth_gbs,
-                            g.sm_clock_mhz);
+  const double fills = ms.dram_read_bytes / assume::sector_bytes;
+  b.l2 = bound::l2_transfer(ms.l2_bytes, ms.global_store_sectors, ms.global_store_lines, fills, g.l2_store_line_rate_fraction,
+                            g.l2_write_rate_fraction, g.l2_bandwidth_gbs, g.sm_clock_mhz);
+  b.l2_writes = bound::l2_writes(ms.global_store_sectors, ms.global_store_lines, fills, g.l2_store_line_rate_fraction, g.l2_write_rate_fraction,
+                                 g.l2_bandwidth_gbs, g.sm_clock_mhz);
   if (g.atomic_rate && at.present()) {
     const Curve* lines = g.atomic_rate_lines ? &*g.atomic_rate_lines : nullptr;
     const Curve* f32 = g.atomic_rate_f32 ? &*g.atomic_rate_f32 : nullptr;

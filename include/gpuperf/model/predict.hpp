@@ -32,9 +32,10 @@ GPUPERF_FUNC detail::Setup Predictor::setup(const GpuSpec& g, const PredictOptio
   s.desc = std::move(desc);
   s.occupancy = detail::launch_occupancy(*an.kernel, g, opt, warnings);
   // Memory per PC, with the latency a loaded SM sees.
-  s.warm_fraction = opt.warm_l2 || opt.target == Target::back_to_back ? warm_l2_fraction(an, g) : 0;
+  s.cold_l2 = !(opt.warm_l2 || opt.target == Target::back_to_back);
+  s.warm_fraction = s.cold_l2 ? 0 : warm_l2_fraction(an, g);
   s.dram_latency = loaded_dram_latency(g, s.occupancy.active_warps_per_sm);
-  s.rates = memory_rates(g, s.occupancy, s.warm_fraction);
+  s.rates = memory_rates(g, s.occupancy, s.warm_fraction, s.cold_l2);
   detail::warn_assumed_hit_rates(s.rates->stats, warnings);
   // Rounds of CTAs on the busiest SM, simulated or bounded.
   s.sim = detail::use_simulation(an, opt, warnings);

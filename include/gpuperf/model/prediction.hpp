@@ -90,6 +90,7 @@ struct PerPcRow {
 // Lower bounds on the kernel's time, each in cycles; the largest is the bottleneck.
 struct Bounds {
   double issue = 0, functional_unit = 0, latency = 0, shared_memory = 0, l1 = 0, l2 = 0, dram = 0;
+  double l2_writes = 0;      // the part of l2 that the line-writes take (stores, and DRAM fills where measured)
   double atomics = 0;        // L2 atomic units: same-word updates serialize (measured rate curves)
   double busiest_warp = 0;   // kernel: the busiest warp's dependent path (work imbalance), not per round
   double sm_rounds = 0;      // kernel: the busiest SM's rounds of CTAs (simulated or bounded, floored), not per round
@@ -98,7 +99,7 @@ struct Bounds {
   std::string busiest_unit;  // class of the functional-unit bound
   std::map<std::string, double> as_map() const {
     return {{"issue", issue}, {"functional_unit", functional_unit}, {"latency", latency}, {"shared_memory", shared_memory},
-            {"l1", l1}, {"l2", l2}, {"dram", dram}, {"atomics", atomics}, {"busiest_warp", busiest_warp}, {"sm_rounds", sm_rounds},
+            {"l1", l1}, {"l2", l2}, {"l2_writes", l2_writes}, {"dram", dram}, {"atomics", atomics}, {"busiest_warp", busiest_warp}, {"sm_rounds", sm_rounds},
             {"sm_and_memory", sm_and_memory}, {"cta_dispatch", cta_dispatch}};
   }
 };

@@ -50,6 +50,7 @@ struct Setup {
   std::shared_ptr<const MemoryRates> rates;
   Occupancy occupancy;
   double warm_fraction = 0;
+  bool cold_l2 = false;  // the launch starts on an L2 holding none of its data (ncu's flush; not back-to-back)
   double dram_latency = 0;  // at the launch's load, SM cycles
   // The idle DRAM latency over dram_latency (<= 1; the same at any clock), where the busiest
   // warp's extra path needs it (count inputs in bounds mode), else 0.
@@ -65,9 +66,10 @@ struct RatesKey {
   std::string arch;
   int shared_config_kib = 0;
   double l2_bytes = 0, warm_fraction = 0;
+  bool cold_l2 = false;
   bool operator==(const RatesKey& o) const {
     return tables_id == o.tables_id && arch == o.arch && shared_config_kib == o.shared_config_kib && l2_bytes == o.l2_bytes &&
-           warm_fraction == o.warm_fraction;
+           warm_fraction == o.warm_fraction && cold_l2 == o.cold_l2;
   }
 };
 
@@ -112,14 +114,14 @@ class Predictor {
   }
 
   // Per-PC hit rates and traffic on g (model/memory_model.hpp), cached.
-  std::shared_ptr<const MemoryRates> memory_rates(const GpuSpec& g, const Occupancy& o, double warm_fraction) const {
-    detail::RatesKey key{g.tables->id(), g.arch, o.shared_config_kib, g.l2_bytes, warm_fraction};
+  std::shared_ptr<const MemoryRates> memory_rates(const GpuSpec& g, const Occupancy& o, double warm_fraction, bool cold_l2) const {
+    detail::RatesKey key{g.tables->id(), g.arch, o.shared_config_kib, g.l2_bytes, warm_fraction, cold_l2};
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (auto& [k, v] : rates_cache_)
         if (k == key) return v;
     }
-    auto v = std::make_shared<const MemoryRates>(gpuperf::memory_rates(*an_, g, o, warm_fraction));
+    auto v = std::make_shared<const MemoryRates>(gpuperf::memory_rates(*an_, g, o, warm_fraction, cold_l2));
     std::lock_guard<std::mutex> lock(mu_);
     if (rates_cache_.size() >= kSmallCacheEntries) rates_cache_.clear();
     rates_cache_.emplace_back(std::move(key), v);

@@ -68,7 +68,8 @@ inline std::string bottleneck_detail(Bottleneck b, const KernelReport& k) {
   switch (b) {
     case Bottleneck::dram:
       return "DRAM bandwidth (" + std::to_string(int((k.memory.dram_read_bytes + k.memory.dram_write_bytes) / 1e6)) + " MB)";
-    case Bottleneck::l2: return "L2 bandwidth";
+    case Bottleneck::l2:
+      return k.bounds.l2_writes >= k.bounds.l2 ? "L2 bandwidth: its line-writes (stores and fills from DRAM)" : "L2 bandwidth";
     case Bottleneck::atomics:
       if (k.atomic_updates == 0)
         return "L2 atomic serialization (" + std::to_string(static_cast<long long>(k.atomic_busiest_slice_ops)) + " ops on the busiest L2 slice, profiled)";
