@@ -83,19 +83,22 @@ inline bool use_simulation(const KernelAnalysis& an, const PredictOptions& opt, 
 
 struct Rounds {
   RoundResult full, tail;  // a full round (or the only one) and the tail round
-  RoundResult streamed;    // two full rounds' CTAs streamed (simulate_streamed_rounds); empty if not run
+  RoundResult streamed;    // two full rounds' CTAs streamed (simulate_round_and_streamed); empty if not run
 };
 
 // The round and the tail round in the chosen mode; a simulation reports the bounds of counts.
 inline Rounds run_rounds(const RoundModel& rm, const GpuSpec& g, const Occupancy& o, const Waves& w, bool sim) {
   auto run = [&](int ctas) { return sim ? simulate_round(rm, g, ctas) : bounds_round(rm, g, o, ctas); };
   Rounds r;
-  r.full = run(w.round_ctas());
-  if (sim && rm.an->sample.busiest >= 0) r.full.busiest_cycles = simulate_round(rm, g, w.round_ctas(), true).cycles;
   if (sim && w.full >= 2) {
-    r.streamed = simulate_streamed_rounds(rm, g, w.round_ctas());
+    RoundAndStreamed both = simulate_round_and_streamed(rm, g, w.round_ctas());
+    r.full = std::move(both.round);
+    r.streamed = std::move(both.streamed);
     r.full.streamed_cycles = r.streamed.cycles;
+  } else {
+    r.full = run(w.round_ctas());
   }
+  if (sim && rm.an->sample.busiest >= 0) r.full.busiest_cycles = simulate_round(rm, g, w.round_ctas(), true).cycles;
   if (w.has_tail()) r.tail = run(static_cast<int>(w.tail));
   if (sim) r.full.bounds = bounds_round(rm, g, o, w.round_ctas()).bounds;
   return r;
@@ -201,9 +204,10 @@ inline RoundSummary summarize_round(const RoundModel& rm, const GpuSpec& g, cons
   StaticStallsScope stalls_once;
   RoundSummary r;
   if (sim) {
-    r.cycles = simulate_round(rm, g, ctas).cycles;
+    const RoundAndStreamed both = simulate_round_and_streamed(rm, g, ctas);  // the streamed: what a point of several full rounds reads
+    r.cycles = both.round.cycles;
+    r.streamed_cycles = both.streamed.cycles;
     if (rm.an->sample.busiest >= 0) r.busiest_cycles = simulate_round(rm, g, ctas, true).cycles;
-    r.streamed_cycles = simulate_streamed_rounds(rm, g, ctas).cycles;  // what a point of several full rounds reads
     r.bounds = bounds_round(rm, g, o, ctas).bounds;
   } else {
     RoundResult b = bounds_round(rm, g, o, ctas);

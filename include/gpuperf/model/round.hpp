@@ -32,7 +32,7 @@ struct RoundResult {
   // typical one, simulated; 0 where there is none.
   double busiest_cycles = 0;
   // A further full round's cycles with the CTAs streamed through the round's slots
-  // (simulate_streamed_rounds), for a busiest SM of several full rounds; 0 where not simulated.
+  // (simulate_round_and_streamed), for a busiest SM of several full rounds; 0 where not simulated.
   double streamed_cycles = 0;
   // Of a simulation: the mean cycles from a CTA's start to its last warp's exit.
   double mean_cta_life = 0;

@@ -166,9 +166,24 @@ class SmSimulator {
     bar_.per_arrival = a.mem("barrier_arrival_cycles");
   }
 
-  RoundResult run() {
+  // `first_round`: also the result of the round's CTAs alone (no CTA started after the first
+  // ones), made on the way. The two runs are one until the first CTA exits: there a copy of
+  // this simulator, with no further CTAs to start, runs on to the round's end.
+  RoundResult run(RoundResult* first_round = nullptr) {
     std::size_t guard = 0;
-    while (live_ > 0) {
+    bool forked = false;
+    while (true) {
+      if (pending_starts_ != started_ctas_) {
+        if (first_round && !forked) {
+          forked = true;
+          SmSimulator alone(*this);
+          alone.total_ctas_ = alone.pending_starts_ = alone.started_ctas_;
+          alone.start_at_.resize(static_cast<std::size_t>(alone.started_ctas_));
+          *first_round = alone.run();
+        }
+        start_pending();
+      }
+      if (live_ == 0) break;
       Pick p = pick();
       if (p.warp < 0) {
         if (!release_stuck()) break;
@@ -182,6 +197,7 @@ class SmSimulator {
     double lives = 0;
     for (std::size_t c = 0; c < cta_start_.size(); ++c) lives += cta_end_[c] - cta_start_[c];
     r_.mean_cta_life = cta_start_.empty() ? 0 : lives / static_cast<double>(cta_start_.size());
+    if (first_round && !forked) *first_round = r_;  // no CTA ever exited to make room
     return r_;
   }
 
@@ -204,7 +220,18 @@ class SmSimulator {
     warps_.reserve(static_cast<std::size_t>(total_ctas_) * most_warps);
     not_before_.reserve(warps_.capacity());
     by_sp_.assign(static_cast<std::size_t>(S_), {});
-    while (started_ctas_ < ctas) start_cta(0);  // an empty CTA's slot is taken at once
+    while (pending_starts_ < ctas) queue_start(0);
+    start_pending();  // an empty CTA's slot is taken at once
+  }
+
+  // A CTA to start at `t` once the current issue is done (start_pending): starting it inside
+  // issue() would change the warp list under the warp being issued.
+  void queue_start(double t) {
+    start_at_.push_back(t);
+    ++pending_starts_;
+  }
+  void start_pending() {
+    while (started_ctas_ < pending_starts_) start_cta(start_at_[static_cast<std::size_t>(started_ctas_)]);
   }
 
   // The next CTA starts at `t`: its warps join the sub-partitions' lists.
@@ -329,7 +356,7 @@ class SmSimulator {
     // The slot frees when the CTA's last warp exits; the next streamed CTA takes it.
     if (--bar_.live[static_cast<std::size_t>(w.cta)] == 0) {
       cta_end_[static_cast<std::size_t>(w.cta)] = t;
-      if (started_ctas_ < total_ctas_) start_cta(t + slot_turnaround_);
+      if (pending_starts_ < total_ctas_) queue_start(t + slot_turnaround_);
     }
   }
 
@@ -367,6 +394,8 @@ class SmSimulator {
   CtaBarriers bar_;
   bool busiest_round_ = false;
   int total_ctas_ = 0, started_ctas_ = 0, next_smsp_ = 0;
+  int pending_starts_ = 0;          // CTAs given a start time, started or not (start_at_)
+  std::vector<double> start_at_;    // per CTA given one, its start time
   double slot_turnaround_ = 0;  // from a CTA's exit to the next one's start in its slot
   std::vector<double> cta_start_, cta_end_;  // per started CTA: when it started, when its last warp exited
   std::size_t live_ = 0;
@@ -387,11 +416,18 @@ inline RoundResult simulate_round(const RoundModel& rm, const GpuSpec& g, int ct
 // life); the mean, not the last exit, because a round's longest CTA holds only its own slot
 // while the others turn over. Its stalls are the two rounds'. Nothing below two slots: one CTA
 // at a time has nothing to overlap (cycles 0).
-inline RoundResult simulate_streamed_rounds(const RoundModel& rm, const GpuSpec& g, int ctas) {
-  if (ctas < 2) return {};
-  RoundResult r = sim::SmSimulator(rm, g, ctas, false, 2 * ctas).run();
-  r.cycles = r.mean_cta_life + slot_turnaround_cycles(g, rm.an->kernel->launch.warps_per_cta());
+struct RoundAndStreamed {
+  RoundResult round;     // simulate_round(rm, g, ctas)
+  RoundResult streamed;  // the streamed rounds; empty below two slots
+};
+inline RoundAndStreamed simulate_round_and_streamed(const RoundModel& rm, const GpuSpec& g, int ctas) {
+  RoundAndStreamed r;
+  if (ctas < 2) {
+    r.round = simulate_round(rm, g, ctas);
+    return r;
+  }
+  r.streamed = sim::SmSimulator(rm, g, ctas, false, 2 * ctas).run(&r.round);
+  r.streamed.cycles = r.streamed.mean_cta_life + slot_turnaround_cycles(g, rm.an->kernel->launch.warps_per_cta());
   return r;
 }
-
 }  // namespace gpuperf

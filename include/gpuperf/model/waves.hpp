@@ -46,7 +46,7 @@ inline bool rounds_stream(const Waves& w, double streamed_cycles) { return strea
 
 // The same body where CTAs stream through the slots instead of starting in rounds: the first
 // full round as simulated (its CTAs start together), then each further full round at the
-// streamed rate (streamed_cycles, simulate_streamed_rounds), then the tail. Without a streamed
+// streamed rate (streamed_cycles, simulate_round_and_streamed), then the tail. Without a streamed
 // simulation (one full round, one CTA per SM at a time, or bounds mode): sm_cycles.
 inline double streamed_sm_cycles(const Waves& w, double round_cycles, double streamed_cycles, double tail_cycles, double turnaround_cycles) {
   if (!rounds_stream(w, streamed_cycles)) return sm_cycles(w, round_cycles, tail_cycles, turnaround_cycles);
