@@ -95,9 +95,10 @@ def write_tables(fit, train_suites, date, path):
                     entry["interval_%s_%s_log_%s" % (mode, t, end)] = {
                         "value": round(iv["log_" + end], 4), "source": key,
                         "note": "%s %d %% interval of log(measured / predicted), fitted at %.1f %% (the level at which each train suite left out "
-                                "is held: %s), %d train predictions of %d suites; holds %.0f %% of them (%s; pooled split-conformal: %.0f %%)" % (
-                            iv["method"], round(iv["level"] * 100), iv["fitted_level"] * 100,
-                            ", ".join("%s %.0f %%" % (s, c["at_fitted_level"] * 100) for s, c in sorted(iv["held_out_suite_coverage"].items())),
+                                "is held, %.0f %% sure: %s), %d train predictions of %d suites; holds %.0f %% of them (%s; pooled split-conformal: %.0f %%)" % (
+                            iv["method"], round(iv["level"] * 100), iv["fitted_level"] * 100, iv["held_out_confidence"] * 100,
+                            ", ".join("%s %.0f %% (at least %.0f %%)" % (s, c["at_fitted_level"] * 100, c["lower_bound_at_fitted_level"] * 100)
+                                      for s, c in sorted(iv["held_out_suite_coverage"].items())),
                             iv["n"], iv["suites"], iv["train_coverage"] * 100,
                             ", ".join("%s %.0f %%" % (s, c * 100) for s, c in sorted(iv["train_coverage_per_suite"].items())),
                             iv["pooled_conformal"]["train_coverage"] * 100)}

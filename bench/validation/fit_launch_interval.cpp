@@ -231,21 +231,24 @@ int main(int argc, char** argv) {
       std::vector<std::vector<double>> groups;
       for (auto& [suite, v] : by_suite) groups.push_back(v);
       // Fitted at the level whose leave-one-suite-out intervals hold the stated share of each
-      // train suite left out, so that it holds about that share of a suite it never saw.
+      // train suite left out (with kHeldOutConfidence), so that it holds about that share of a
+      // suite it never saw.
       const double level = gpuperf::held_out_suite_level(groups, gpuperf::kIntervalLevel);
       json held_out = json::object();
       {
         const std::vector<double> cov = gpuperf::held_out_suite_coverage(groups, level), cov80 = gpuperf::held_out_suite_coverage(groups, gpuperf::kIntervalLevel);
         std::size_t i = 0;
         for (auto& [suite, v] : by_suite) {
-          held_out[suite] = {{"at_fitted_level", cov[i]}, {"at_stated_level", cov80[i]}};
+          held_out[suite] = {{"at_fitted_level", cov[i]},
+                             {"lower_bound_at_fitted_level", gpuperf::coverage_lower_bound(cov[i], groups[i].size())},
+                             {"at_stated_level", cov80[i]}};
           ++i;
         }
       }
       const gpuperf::LogInterval iv = gpuperf::suite_robust_log_interval(groups, level);
       g["interval"][mode] = {
           {"method", "suite-robust split-conformal"}, {"log_low", iv.low}, {"log_high", iv.high}, {"n", lr.size()},
-          {"suites", by_suite.size()}, {"level", gpuperf::kIntervalLevel}, {"fitted_level", level},
+          {"suites", by_suite.size()}, {"level", gpuperf::kIntervalLevel}, {"fitted_level", level}, {"held_out_confidence", gpuperf::kHeldOutConfidence},
           {"held_out_suite_coverage", held_out}, {"train_coverage", train_coverage(iv)},
           {"train_coverage_per_suite", per_suite(iv)},
           {"pooled_conformal", {{"log_low", pooled.low}, {"log_high", pooled.high}, {"train_coverage", train_coverage(pooled)},

@@ -176,13 +176,27 @@ TEST_CASE("the held-out-suite level widens the fit until each train suite left o
   CHECK(level == doctest::Approx(0.95));
   CHECK_NOTHROW(suite_robust_log_interval({a, b}, level));
   CHECK_THROWS(suite_robust_log_interval({a, b}, 0.975));
-  // Two suites alike: each one's 80 % interval holds 34 of the other's 40, the level stays.
+  // Two suites alike: each one's 80 % interval holds 34 of the other's 40. Taken at face value
+  // (confidence 0.5) the level stays; 34 of 40 is not 90 % sure to be 80 % (the lower bound is
+  // under 0.8), so at the default confidence the level rises until it is.
   CHECK(held_out_suite_coverage({a, a}, 0.8)[0] == doctest::Approx(0.85));
-  CHECK(held_out_suite_level({a, a}, 0.8) == doctest::Approx(0.8));
-  // A milder bias: some level between holds both.
+  CHECK(held_out_suite_level({a, a}, 0.8, 0.5) == doctest::Approx(0.8));
+  CHECK(coverage_lower_bound(0.85, 40) < 0.8);
+  CHECK(coverage_lower_bound(0.85, 40, 0.5) > 0.8);
+  CHECK(coverage_lower_bound(0.85, 40000) > 0.84);  // the bound closes in with the suite's size
+  // Suites of 400 alike: the 80 % interval of one holds about 80 % of the other, not surely 80 %;
+  // the level rises to the first at which both are held 90 % sure.
+  std::vector<double> big;
+  for (int i = 0; i < 400; ++i) big.push_back(-0.2 + 0.4 * i / 399.0);
+  const double sure = held_out_suite_level({big, big}, 0.8);
+  CHECK(sure > 0.8);
+  CHECK(sure < 0.9);
+  for (double cov : held_out_suite_coverage({big, big}, sure)) CHECK(coverage_lower_bound(cov, 400) >= 0.8);
+  for (double cov : held_out_suite_coverage({big, big}, sure - 0.025)) CHECK(coverage_lower_bound(cov, 400) < 0.8);
+  // A milder bias between suites of 40: some level between holds both (at face value).
   std::vector<double> c;
   for (int i = 0; i < 40; ++i) c.push_back(a[i] + 0.06);
-  const double mid = held_out_suite_level({a, c}, 0.8);
+  const double mid = held_out_suite_level({a, c}, 0.8, 0.5);
   CHECK(mid > 0.8);
   CHECK(mid < 0.975);
   for (double cov : held_out_suite_coverage({a, c}, mid)) CHECK(cov >= 0.8);
