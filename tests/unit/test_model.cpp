@@ -811,6 +811,39 @@ TEST_CASE("simulation: a streamed CTA starts in its slot the measured turnaround
   CHECK(k.cycles - k0.cycles <= 3 * turnaround * 1.01);
 }
 
+TEST_CASE("simulation: the round alone, taken from the streamed run, is the round simulated by itself") {
+  // simulate_round_and_streamed runs the streamed rounds and, where the first CTA exits, finishes
+  // a copy of the simulator with no CTA to start: its round must be simulate_round's to the last
+  // cycle and stall (a state the copy missed, or a start made mid-issue, would show here).
+  auto g = GpuSpec::from_catalog(tables(), "h100");
+  for (bool dependent : {false, true}) {
+    INFO("dependent chain: " << dependent);
+    auto kp = std::make_shared<const Kernel>(
+        load_trace_text(load_then_compute_trace(132 * 8 * 4, 16, dependent), "gpuperf_test_round_alone.traceg").kernels.at(0));
+    const KernelAnalysis an = analyze(kp);
+    const Predictor p(kp);
+    const auto desc = p.descriptors(g);
+    std::vector<Warning> ignored;
+    const Occupancy o = detail::launch_occupancy(*kp, g, PredictOptions{}, ignored);
+    REQUIRE(o.blocks_per_sm == 8);
+    RoundModel rm;
+    rm.an = &an;
+    rm.desc = desc.get();
+    const MemoryRates rates = memory_rates(an, g, o, 0, true);
+    memory_latencies(an, *desc, g, rates, g.dram_latency, rm.latency, &rm.mem);
+    const RoundResult alone = simulate_round(rm, g, 8);
+    const RoundAndStreamed both = simulate_round_and_streamed(rm, g, 8);
+    CHECK(both.round.cycles == alone.cycles);
+    CHECK(both.round.warp_instructions == alone.warp_instructions);
+    CHECK(both.round.mean_cta_life == alone.mean_cta_life);
+    REQUIRE(both.round.pc_stalls.size() == alone.pc_stalls.size());
+    for (std::size_t i = 0; i < alone.pc_stalls.size(); ++i) CHECK(both.round.pc_stalls[i].total() == alone.pc_stalls[i].total());
+    // The streamed run went on: twice the round's instructions, a further round's cycles.
+    CHECK(both.streamed.warp_instructions == 2 * alone.warp_instructions);
+    CHECK(both.streamed.cycles > 0);
+  }
+}
+
 TEST_CASE("simulation: a streamed kernel's stalls come from its streamed rounds, not the first round scaled") {
   // One round of the latency-bound CTAs starts all 64 warps' loads at once, and most wait in
   // the MIO queue; from the second round on, CTAs start one by one as slots turn over and
