@@ -13,6 +13,7 @@
 #include <cstdlib>
 
 #include "event_timing.cuh"
+#include "l2_flush.cuh"
 
 enum Kind { kRead = 0, kWrite = 1, kCopy = 2 };
 static const char* kind_name[] = {"read", "write", "copy"};
@@ -32,36 +33,25 @@ __global__ void tile_walk(const float* __restrict__ in, float* __restrict__ out,
   }
 }
 
-__global__ void flush_read(const float4* __restrict__ a, size_t n, float* sink) {
-  float4 s = make_float4(0, 0, 0, 0);
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    const float4 v = a[i];
-    s.x += v.x; s.y += v.y; s.z += v.z; s.w += v.w;
-  }
-  if (s.x + s.y + s.z + s.w == 1234.5f) sink[0] = s.x;
-}
-
 int main(int argc, char** argv) {
   cudaDeviceProp prop;
   cudaGetDeviceProperties(&prop, 0);
   const int launches = argc > 1 ? std::atoi(argv[1]) : 20;
-  const size_t flush_bytes = static_cast<size_t>(192) << 20;
-  float *in = nullptr, *out = nullptr, *flush = nullptr, *sink = nullptr;
+  float *in = nullptr, *out = nullptr, *sink = nullptr;
   const int max_n = 8192;
   cudaMalloc(&in, static_cast<size_t>(max_n) * max_n * sizeof(float));
   cudaMalloc(&out, static_cast<size_t>(max_n) * max_n * sizeof(float));
-  cudaMalloc(&flush, flush_bytes);
   cudaMalloc(&sink, sizeof(float));
+  const L2Flush flush(prop, sink);
   cudaMemset(in, 0, static_cast<size_t>(max_n) * max_n * sizeof(float));
   cudaMemset(out, 0, static_cast<size_t>(max_n) * max_n * sizeof(float));
-  cudaMemset(flush, 0, flush_bytes);
   for (int n : {4096, 8192}) {
     for (int kind : {kRead, kWrite, kCopy}) {
       for (int w : {8, 16, 32, 64, 256}) {
         const int ctas = (n / w) * (n / (256 / w));
         const LaunchTimes t = time_launches(
             launches,
-            [&](int) { flush_read<<<prop.multiProcessorCount * 4, 512>>>(reinterpret_cast<const float4*>(flush), flush_bytes / 16, sink); },
+            [&](int) { flush(); },
             [&](int) { tile_walk<<<ctas, 256>>>(in, out, n, w, kind); });
         const double bytes = static_cast<double>(n) * n * 4 * (kind == kCopy ? 2 : 1);
         std::printf("{\"probe\": \"dram_pattern\", \"gpu\": \"%s\", \"n\": %d, \"kind\": \"%s\", \"tile_width_floats\": %d, "

@@ -17,6 +17,7 @@
 #include <cstdlib>
 
 #include "event_timing.cuh"
+#include "l2_flush.cuh"
 
 enum Kind { kEmpty = 0, kRead = 1, kWrite = 2, kCopy = 3, kUpdate = 4 };
 static const char* kind_name[] = {"empty", "read", "write", "copy", "update"};
@@ -41,30 +42,19 @@ __global__ void stream(const float4* __restrict__ in, float4* __restrict__ out, 
   if (s.x + s.y + s.z + s.w == 1234.5f) sink[0] = s.x;  // never true: keeps the reads
 }
 
-__global__ void flush_read(const float4* __restrict__ a, size_t n, float* sink) {
-  float4 s = make_float4(0, 0, 0, 0);
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    const float4 v = a[i];
-    s.x += v.x; s.y += v.y; s.z += v.z; s.w += v.w;
-  }
-  if (s.x + s.y + s.z + s.w == 1234.5f) sink[0] = s.x;
-}
-
 int main(int argc, char** argv) {
   cudaDeviceProp prop;
   cudaGetDeviceProperties(&prop, 0);
   const int launches = argc > 1 ? std::atoi(argv[1]) : 20;
-  const size_t flush_bytes = static_cast<size_t>(192) << 20;
   const size_t max_bytes = static_cast<size_t>(512) << 20;
-  float4 *in = nullptr, *out = nullptr, *flush = nullptr;
+  float4 *in = nullptr, *out = nullptr;
   float* sink = nullptr;
   cudaMalloc(&in, max_bytes);
   cudaMalloc(&out, max_bytes);
-  cudaMalloc(&flush, flush_bytes);
   cudaMalloc(&sink, sizeof(float));
+  const L2Flush flush(prop, sink);
   cudaMemset(in, 0, max_bytes);
   cudaMemset(out, 0, max_bytes);
-  cudaMemset(flush, 0, flush_bytes);
   const int ctas = prop.multiProcessorCount * 8;
   for (int cold = 1; cold >= 0; --cold) {
     for (int kind : {kEmpty, kRead, kWrite, kCopy, kUpdate}) {
@@ -72,7 +62,7 @@ int main(int argc, char** argv) {
         if (kind == kEmpty && mib != 4) continue;
         const size_t n = (static_cast<size_t>(mib) << 20) / sizeof(float4);
         auto before = [&](int) {
-          if (cold) flush_read<<<prop.multiProcessorCount * 4, 512>>>(flush, flush_bytes / 16, sink);
+          if (cold) flush();
         };
         // Warm: one untimed launch first, so the first timed one finds its predecessor's lines.
         if (!cold) stream<<<ctas, 256>>>(in, out, n, kind, sink);
