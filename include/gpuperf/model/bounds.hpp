@@ -103,15 +103,20 @@ inline double l2_writes(double store_sectors, double store_lines, double fill_se
   if (write_fraction > 0) return std::max((fill_sectors + store_sectors) / write_fraction, scattered) / rate;
   return std::max(store_sectors, scattered) / rate;
 }
-// The whole: the reads (every L2 sector that is not a store) and the line-writes, beside each
-// other where the write rate is measured, else one after the other.
+// The reads' part: every L2 sector that is not a store, at the read rate.
+inline double l2_reads(double l2_bytes, double store_sectors, double gbs, double clock_mhz) {
+  const double rate = l2_read_sectors_per_cycle(gbs, clock_mhz);
+  return rate > 0 ? std::max(0.0, l2_bytes / 32.0 - store_sectors) / rate : 0;
+}
+// The whole from its two parts: beside each other where the write rate is measured, else one
+// after the other.
+inline double l2_combined(double reads, double writes, double write_fraction) {
+  return write_fraction > 0 ? std::max(reads, writes) : reads + writes;
+}
 inline double l2_transfer(double l2_bytes, double store_sectors, double store_lines, double fill_sectors, double line_fraction,
                           double write_fraction, double gbs, double clock_mhz) {
-  const double rate = l2_read_sectors_per_cycle(gbs, clock_mhz);
-  if (!(rate > 0)) return 0;
-  const double reads = std::max(0.0, l2_bytes / 32.0 - store_sectors) / rate;
-  const double writes = l2_writes(store_sectors, store_lines, fill_sectors, line_fraction, write_fraction, gbs, clock_mhz);
-  return write_fraction > 0 ? std::max(reads, writes) : reads + writes;
+  return l2_combined(l2_reads(l2_bytes, store_sectors, gbs, clock_mhz),
+                     l2_writes(store_sectors, store_lines, fill_sectors, line_fraction, write_fraction, gbs, clock_mhz), write_fraction);
 }
 // Rounds of resident CTAs on the busiest SM: full rounds and the CTAs of the last one.
 inline void rounds(double grid, int sms, int per_sm, double& ctas_on_busiest, double& full, double& tail) {

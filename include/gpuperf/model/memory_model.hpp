@@ -302,10 +302,10 @@ inline double memory_latencies(const KernelAnalysis& an, const std::vector<Instr
 inline void add_memory_bounds(Bounds& b, const MemoryStats& ms, const AtomicProfile& at, const GpuSpec& g, double dram_gbs) {
   b.dram = bound::bandwidth(ms.dram_read_bytes + ms.dram_write_bytes, dram_gbs, g.sm_clock_mhz);
   const double fills = ms.dram_read_bytes / assume::sector_bytes;
-  b.l2 = bound::l2_transfer(ms.l2_bytes, ms.global_store_sectors, ms.global_store_lines, fills, g.l2_store_line_rate_fraction,
-                            g.l2_write_rate_fraction, g.l2_bandwidth_gbs, g.sm_clock_mhz);
   b.l2_writes = bound::l2_writes(ms.global_store_sectors, ms.global_store_lines, fills, g.l2_store_line_rate_fraction, g.l2_write_rate_fraction,
                                  g.l2_bandwidth_gbs, g.sm_clock_mhz);
+  b.l2 = bound::l2_combined(bound::l2_reads(ms.l2_bytes, ms.global_store_sectors, g.l2_bandwidth_gbs, g.sm_clock_mhz), b.l2_writes,
+                            g.l2_write_rate_fraction);
   if (g.atomic_rate && at.present()) {
     const Curve* lines = g.atomic_rate_lines ? &*g.atomic_rate_lines : nullptr;
     const Curve* f32 = g.atomic_rate_f32 ? &*g.atomic_rate_f32 : nullptr;
