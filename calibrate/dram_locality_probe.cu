@@ -7,7 +7,9 @@
 // once: L2 hits), and, for the L1-cached load, cold through L1 (stride below a sector: the
 // other steps of a sector hit L1). Each point is the median of 5 launches (argument 1: another count). `ncu` on the same
 // binary (`--kernel-name regex:chase` with the dram__bytes_read and lts__t_sectors_op_read
-// lookup hit/miss metrics) tells how many bytes DRAM moved per step.
+// lookup hit/miss metrics) tells how many bytes DRAM moved per step. Last, the same cold chase
+// (and warm) by every thread of one CTA of 1 to 32 threads or of 32 CTAs of 128, each thread in
+// its own row: one sector of as many lines per warp request as the warp has threads.
 // Output: one JSON object per line.
 //
 //   nvcc -O3 -arch=sm_90 -o dram_locality_probe calibrate/dram_locality_probe.cu && ./dram_locality_probe
@@ -37,6 +39,19 @@ __global__ void chase(const unsigned* next, int steps, long long* cycles, unsign
   *cycles = t1 - t0;
   *ns = n1 - n0;
   *sink = p;
+}
+
+// Every thread of the grid chases its own chain of `steps` steps (thread t starts at word
+// t * row_words), each load through L2 only: a warp's request then spans 32 lines, one sector
+// of each. Thread 0 reports cycles for the grid's first warp.
+__global__ void chase_rows(const unsigned* next, unsigned row_words, int steps, long long* cycles, unsigned* sink) {
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned p = t * row_words;
+  const long long t0 = clock64();
+  for (int i = 0; i < steps; ++i) p = __ldcg(next + p);
+  const long long t1 = clock64();
+  if (t == 0) *cycles = t1 - t0;
+  if (p == 0xffffffffu) *sink = p;
 }
 
 // Word indices of a chain of `steps` steps from word 0: a fixed stride, or a shuffle of the
@@ -93,6 +108,37 @@ int main(int argc, char** argv) {
                   "\"steps\": %d, \"cycles_per_step\": %.1f, \"ns_per_step\": %.1f, \"clock_mhz\": %.0f}\n",
                   prop.name, stride ? "stride" : "shuffled_lines_256k", stride ? stride : size_t(128), state_name[state], steps,
                   double(c[repeats / 2]) / steps, double(t[repeats / 2]) / steps, double(c[repeats / 2]) / double(t[repeats / 2]) * 1e3);
+    }
+  }
+  // Warps whose 32 threads walk 32 rows side by side (rows 16 KiB + 128 B apart, 512 steps):
+  // a 32-line request per step, as a thread-per-row matrix walk makes. Does a 64 B fill serve
+  // the next 32 B step of every row?
+  const int row_steps = 512;
+  const int row_configs[][2] = {{1, 1}, {1, 2}, {1, 4}, {1, 8}, {1, 16}, {1, 32}, {32, 128}};  // CTAs, threads per CTA
+  for (size_t stride : {size_t(32), size_t(64)}) {
+    for (const auto& config : row_configs) {
+      const int ctas = config[0], threads = config[1];
+      const size_t row_bytes = row_steps * stride + 128;
+      const unsigned row_words = static_cast<unsigned>(row_bytes / 4);
+      const size_t rows = static_cast<size_t>(ctas) * threads;
+      for (size_t r = 0; r < rows; ++r)
+        for (int i = 0; i < row_steps; ++i) host[r * row_words + i * stride / 4] = static_cast<unsigned>(r * row_words + ((i + 1) % row_steps) * stride / 4);
+      cudaMemcpy(next, host.data(), rows * row_bytes, cudaMemcpyHostToDevice);
+      for (size_t r = 0; r < rows; ++r)
+        for (int i = 0; i < row_steps; ++i) host[r * row_words + i * stride / 4] = 0;
+      for (int warm = 0; warm < 2; ++warm) {  // cold: the 192 MiB read first; warm: the same chase just before
+        std::vector<long long> c(repeats);
+        for (int r = 0; r < repeats; ++r) {
+          if (warm) chase_rows<<<ctas, threads>>>(next, row_words, row_steps, cycles, sink);
+          else flush();
+          chase_rows<<<ctas, threads>>>(next, row_words, row_steps, cycles, sink);
+          cudaMemcpy(&c[r], cycles, sizeof c[r], cudaMemcpyDeviceToHost);
+        }
+        std::sort(c.begin(), c.end());
+        std::printf("{\"probe\": \"dram_locality\", \"gpu\": \"%s\", \"pattern\": \"rows\", \"stride_bytes\": %zu, \"state\": \"%s\", "
+                    "\"ctas\": %d, \"threads_per_cta\": %d, \"steps\": %d, \"cycles_per_step\": %.1f}\n",
+                    prop.name, stride, warm ? "warm_l2" : "cold", ctas, threads, row_steps, double(c[repeats / 2]) / row_steps);
+      }
     }
   }
   const cudaError_t err = cudaGetLastError();

@@ -24,7 +24,12 @@ STEPS = 2048
 
 def load(gpu):
     rows = [json.loads(l) for l in open(os.path.join(HERE, "dram_locality_probe.%s.jsonl" % gpu))]
-    return {(r["pattern"], r["stride_bytes"], r["state"]): r["cycles_per_step"] for r in rows}
+    return {(r["pattern"], r["stride_bytes"], r["state"]): r["cycles_per_step"] for r in rows if r["pattern"] != "rows"}
+
+
+def load_rows(gpu):
+    rows = [json.loads(l) for l in open(os.path.join(HERE, "dram_locality_probe.%s.jsonl" % gpu))]
+    return {(r["stride_bytes"], r["state"], r["ctas"], r["threads_per_cta"]): r["cycles_per_step"] for r in rows if r["pattern"] == "rows"}
 
 
 def ncu_dram_bytes_per_step(gpu):
@@ -38,11 +43,12 @@ def ncu_dram_bytes_per_step(gpu):
         kernels.setdefault(int(r[h.index("ID")]), {"name": r[h.index("Kernel Name")]})[r[h.index("Metric Name")]] = float(
             r[h.index("Metric Value")].replace(",", ""))
     chases = [v for _, v in sorted(kernels.items()) if v["name"].startswith("void chase")]
-    strides = [json.loads(l)["stride_bytes"] for l in text if l.startswith("{")][::3]
+    strides = [json.loads(l)["stride_bytes"] for l in text if l.startswith("{") and '"rows"' not in l][::3]
     return {s: chases[4 * i]["dram__bytes_read.sum"] / STEPS for i, s in enumerate(strides)}
 
 
 def main():
+    extra = {"dram": [], "l2": []}
     for gpu in ("h100", "h200"):
         t = load(gpu)
         far = [t[("stride", s, "cold")] for s in (64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65664)]
@@ -63,6 +69,22 @@ def main():
         per_step = ncu_dram_bytes_per_step(gpu)
         print("  ncu DRAM bytes per step, strides of 128 B and more: median %.1f (%s)" % (
             statistics.median(v for s, v in per_step.items() if s >= 128), ", ".join("%d: %.1f" % (s, v) for s, v in sorted(per_step.items()))))
+        # Rows: one CTA of n threads, each walking its own row, so a warp request spans n lines.
+        # 64 B steps miss every time (cold) or hit (warm); 32 B steps alternate a miss and a fill.
+        r = load_rows(gpu)
+        lanes = (1, 2, 4, 8, 16, 32)
+        d = [r[(64, "cold", 1, n)] for n in lanes]
+        h = [r[(64, "warm_l2", 1, n)] for n in lanes]
+        print("  a request over n lines (n = %s):" % ", ".join(map(str, lanes)))
+        print("    DRAM misses: %s cycles" % ", ".join("%.0f" % v for v in d))
+        print("    L2 hits:     %s cycles" % ", ".join("%.0f" % v for v in h))
+        print("    fill steps (2 x 32 B step - miss): %s cycles" % ", ".join("%.0f" % (2 * r[(32, "cold", 1, n)] - r[(64, "cold", 1, n)]) for n in lanes))
+        print("    32 CTAs of 128 threads (32 lines a request): miss %.0f, 32 B step %.0f" % (r[(64, "cold", 32, 128)], r[(32, "cold", 32, 128)]))
+        extra["dram"].append([v - d[0] for v in d])
+        extra["l2"].append([v - h[0] for v in h])
+    for k in ("dram", "l2"):
+        print("latency beyond a one-line request, mean of both GPUs, %s: %s cycles" % (
+            k, ", ".join("%d lines %.1f" % (n, statistics.mean(e[i] for e in extra[k])) for i, n in enumerate(lanes))))
 
 
 if __name__ == "__main__":
