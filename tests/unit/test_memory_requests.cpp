@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 #include <string>
 
@@ -436,6 +437,89 @@ TEST_CASE("a kernel started on a cold L2 writes back only the dirty bytes past w
   // The whole L2: the copy's dirty data stay, none is written during the kernel.
   g.l2_bytes = 50.0 * 1024 * 1024;
   CHECK(p.predict(g, cold).memory.dram_write_bytes == 0);
+}
+
+// One thread walking `steps` x 64 B with two loads a step, each into a register the next
+// instruction uses: PC 0x10 at the even sector of the 64 B, PC 0x20 at the odd one. Variants:
+// `both_in_one` makes PC 0x10 ask for both sectors in one request (two lanes); `store_first`
+// makes PC 0x10 a store (which fetches nothing).
+Kernel walk_pairs(int steps, bool both_in_one, bool store_first) {
+  std::ostringstream t;
+  t << "-kernel name = pairs\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = "
+    << 4 * steps + 1 << "\n" << std::hex;
+  for (int x = 0; x < steps; ++x) {
+    const unsigned long long at = 0x100000ull + 64ull * x;
+    if (store_first) t << "0010 00000001 0 STG.E 2 R2 R6 4 0 0x" << at << " 0\n";
+    else if (both_in_one) t << "0010 00000003 1 R4 LDG.E 1 R2 4 0 0x" << at << " 0x" << at + 32 << " 0\n";
+    else t << "0010 00000001 1 R4 LDG.E 1 R2 4 0 0x" << at << " 0\n";
+    t << "0018 00000001 1 R6 IADD3 2 R4 R4 0 0\n"
+      << "0020 00000001 1 R5 LDG.E 1 R2 4 0 0x" << at + 32 << " 0\n"
+      << "0028 00000001 1 R7 IADD3 2 R5 R5 0 0\n";
+  }
+  t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n" << std::dec;
+  return kernel_from_trace_text(t.str(), "gpuperf_test_pairs.traceg");
+}
+
+double pc_latency_of(const Kernel& k, const GpuSpec& g, std::uint64_t pc) {
+  PredictOptions o;
+  o.per_pc = true;
+  const KernelReport r = Predictor(std::make_shared<const Kernel>(k)).predict(g, o);
+  for (const auto& row : r.per_pc)
+    if (row.pc == pc) return row.latency;
+  return 0.0;
+}
+
+TEST_CASE("a first touch whose 64 B neighbour an earlier load fetched waits for an L2 hit, not DRAM (dram_locality_probe)") {
+  // One thread walking 32 B steps takes half a DRAM miss and half an L2 hit per step on the
+  // H100 and the H200 (487 cycles against 685): L2 fills the missed sector's aligned 64 B.
+  auto h100 = GpuSpec::from_catalog(shipped_tables(), "h100");
+  CHECK(h100.arch_table().cachev("l2_fill_bytes") == 64);
+  const Kernel walk = walk_pairs(64, false, false);
+  const double even = pc_latency_of(walk, h100, 0x10), odd = pc_latency_of(walk, h100, 0x20);
+  CHECK(even > 0.95 * h100.dram_latency);               // a miss: the neighbour is not in L2 yet
+  CHECK(odd == doctest::Approx(h100.l2_hit_latency));   // found in L2: it came with the even sector
+  // An architecture whose table measures no 64 B fill (sm_80: the schema's 32 B) misses on both.
+  auto a100 = GpuSpec::from_catalog(shipped_tables(), "a100");
+  CHECK(a100.arch_table().cachev("l2_fill_bytes") == 32);
+  CHECK(pc_latency_of(walk, a100, 0x20) == doctest::Approx(pc_latency_of(walk, a100, 0x10)));
+  // Both sectors asked for in one request arrive together: the later load's neighbour was
+  // fetched, so it is found; the request itself waits for DRAM.
+  const Kernel together = walk_pairs(64, true, false);
+  CHECK(pc_latency_of(together, h100, 0x10) > 0.95 * h100.dram_latency);
+  // A store brings nothing into L2 but the bytes it writes: the neighbour's load misses.
+  const Kernel stored = walk_pairs(64, false, true);
+  CHECK(pc_latency_of(stored, h100, 0x20) > 0.95 * h100.dram_latency);
+}
+
+// One warp, `reps` loads of one 4 B word in each of `lines` lines (rows 16 KiB apart), every
+// line touched once, then a use of the register.
+Kernel wide_loads(int reps, int lines) {
+  std::ostringstream t;
+  t << "-kernel name = wide\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = "
+    << 2 * reps + 1 << "\n" << std::hex;
+  const unsigned mask = lines == 32 ? 0xffffffffu : (1u << lines) - 1;
+  for (int r = 0; r < reps; ++r) {
+    t << "0010 " << std::setw(8) << std::setfill('0') << mask << " 1 R4 LDG.E 1 R2 4 0";
+    for (int l = 0; l < lines; ++l) t << " 0x" << 0x1000000ull + 0x4000ull * l + 128ull * r;
+    t << " 0\n0018 " << std::setw(8) << std::setfill('0') << mask << " 1 R6 IADD3 2 R4 R4 0 0\n";
+  }
+  t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n" << std::dec;
+  return kernel_from_trace_text(t.str(), "gpuperf_test_wide.traceg");
+}
+
+TEST_CASE("a request over 32 lines waits longer for DRAM than one over a line (dram_locality_probe)") {
+  // Measured: 32 threads each chasing a row of its own take 1053 (H100) and 1140 (H200) cycles
+  // a step against 693 and 662 for one thread.
+  auto h100 = GpuSpec::from_catalog(shipped_tables(), "h100");
+  REQUIRE(h100.dram_latency_vs_lines);
+  const double one = pc_latency_of(wide_loads(64, 1), h100, 0x10), wide = pc_latency_of(wide_loads(64, 32), h100, 0x10);
+  CHECK(one > 0.95 * h100.dram_latency);
+  CHECK(wide / one == doctest::Approx(1096.7 / 677.5));
+  // Where the table has no curve (sm_80) a request's lines do not change its latency.
+  auto a100 = GpuSpec::from_catalog(shipped_tables(), "a100");
+  CHECK(pc_latency_of(wide_loads(64, 32), a100, 0x10) == doctest::Approx(pc_latency_of(wide_loads(64, 1), a100, 0x10)));
 }
 
 }  // namespace gpuperf_test_memory_requests

@@ -1475,6 +1475,7 @@ TEST_CASE("counts-only input with profiled rates: a load spread over 8 lines wai
   auto r = Predictor(k).predict(h100);
   CHECK(r.memory.l1_hit_rate == doctest::Approx(0.9));  // traffic still counts sectors
   const double h1 = std::pow(0.9, 8), h2 = std::pow(0.9, 8);
+  // The request's 8 lines do not lengthen its wait: the width's latency is for traced PCs.
   const double dram = loaded_dram_latency(h100, r.occupancy.active_warps_per_sm);
   CHECK(r.memory.avg_load_latency == doctest::Approx(h1 * h100.l1_hit_latency + (1 - h1) * (h2 * h100.l2_hit_latency + (1 - h2) * dram)));
 }

@@ -80,6 +80,8 @@ struct GpuSpec {
   // consecutive words updated (integer; f32 where measured apart) and over the lines updated,
   // one word in each.
   std::optional<Curve> dram_latency_vs_warps, atomic_rate, atomic_rate_f32, atomic_rate_lines;
+  // A warp request's DRAM and L2 hit latencies by the lines it spans (absent: as one line's).
+  std::optional<Curve> dram_latency_vs_lines, l2_latency_vs_lines;
   // L2 takes at most this fraction of its read rate in sectors (l2_bandwidth_gbs) as store
   // line-writes, whatever part of a line each writes (the arch table's measurement, resolved once
   // here; 0 where it has none: no line limit).
@@ -136,6 +138,8 @@ struct GpuSpec {
     s.cta_turnaround_cycles = a.mem("cta_turnaround_cycles");
     if (const Curve* c = a.curve("cta_slot_turnaround_cycles_vs_warps_per_cta"); c && !c->x.empty()) s.cta_slot_turnaround = *c;
     if (const Curve* c = a.curve("dram_line_latency_vs_warps_per_sm"); c && !c->x.empty()) s.dram_latency_vs_warps = *c;
+    if (const Curve* c = a.curve("dram_latency_cycles_vs_lines_per_request"); c && !c->x.empty()) s.dram_latency_vs_lines = *c;
+    if (const Curve* c = a.curve("l2_hit_latency_cycles_vs_lines_per_request"); c && !c->x.empty()) s.l2_latency_vs_lines = *c;
     if (const Curve* c = a.curve("global_atomic_ops_per_cycle_vs_addresses")) s.atomic_rate = *c;
     if (const Curve* c = a.curve("global_atomic_f32_ops_per_cycle_vs_addresses")) s.atomic_rate_f32 = *c;
     if (const Curve* c = a.curve("global_atomic_ops_per_cycle_vs_lines")) s.atomic_rate_lines = *c;

@@ -89,6 +89,8 @@ inline const std::vector<ParamSpec>& param_schema() {
       // Arch table: cache geometry.
       {S::cache, "sector_bytes", "bytes", 8, 256, U::defaulted, 32,
        "seed: F0 Table 3.1 gives 32-byte sectors for Pascal and Volta (sm_60.json, sm_70.json)"},
+      {S::cache, "l2_fill_bytes", "bytes (32: a sector, or 64: its aligned pair)", 32, 64, U::defaulted, 32,
+       "estimated: without a measurement an L2 miss brings only the sector missed, 32 B (measured 64 on sm_90 only)"},
       {S::cache, "l1_line_bytes", "bytes", 32, 512, U::reference},
       {S::cache, "l1_assoc", "ways", 1, 1024, U::required},
       {S::cache, "l2_line_bytes", "bytes", 32, 512, U::reference},

@@ -33,6 +33,8 @@ inline const std::map<std::string, CurveSpec>& curve_specs() {
       {"launch_time_us_vs_kernel_us", {{0.01, 1e6}, {0.1, 1e6}}},
       {"dram_latency_vs_utilization", {{1e-4, 1}, {50, 20000}}},
       {"dram_line_latency_vs_warps_per_sm", {{1, 64}, {50, 20000}}},
+      {"dram_latency_cycles_vs_lines_per_request", {{1, 64}, {50, 20000}}},
+      {"l2_hit_latency_cycles_vs_lines_per_request", {{1, 64}, {10, 10000}}},
       {"cta_dispatch_interval_cycles_vs_warps_per_cta", {{1, 64}, {0.01, 1000}}},
       {"cta_slot_turnaround_cycles_vs_warps_per_cta", {{1, 64}, {0, 10000}}}};
   return r;

@@ -132,6 +132,7 @@ class AddressProfiler {
       std::copy(std::begin(q.l1_hist), std::end(q.l1_hist), std::begin(p.l1_hist));
       std::copy(std::begin(q.l1_sibling_hist), std::end(q.l1_sibling_hist), std::begin(p.l1_sibling_hist));
       std::copy(std::begin(q.l2_hist), std::end(q.l2_hist), std::begin(p.l2_hist));
+      std::copy(std::begin(q.l2_pair_fill_hist), std::end(q.l2_pair_fill_hist), std::begin(p.l2_pair_fill_hist));
       p.l1_cold = q.l1_cold;
       p.l2_cold = q.l2_cold;
       p.l2_first_writes = q.l2_first_writes;
@@ -279,11 +280,30 @@ class AddressProfiler {
       auto& p = pcs_[d.static_index];
       p.has_profile = true;
       const bool store = !l1 && s.mem_op == MemOp::store;
+      const bool load = s.mem_op == MemOp::load;
+      // The request's first touches that a 64 B fill would find in L2 (their neighbours' reuse
+      // buckets), kept only if none of its first touches misses outright: a warp waits for the
+      // last of its sectors, so one DRAM miss among them leaves the wait a DRAM latency.
+      int fill_buckets[64];
+      std::size_t fills = 0;
+      bool outright_miss = false;
       for (std::size_t j = 0; j < nsec; ++j) {
         std::uint32_t previous_warp = warp;  // L1: the warp of the sector's previous access
         std::int64_t dist = l1 ? rp.access(secs[j], warp, previous_warp) : rp.access(secs[j]);
         if (dist < 0) (l1 ? p.l1_cold : p.l2_cold)++;
         else (l1 ? p.l1_hist : p.l2_hist)[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
+        if (!l1 && dist < 0) {
+          // A first touch: its 64 B neighbour may be in L2 already, fetched by an earlier
+          // request's load (one in this request arrives with it; a store fetches nothing).
+          const std::uint64_t mate = secs[j] ^ 1;
+          const bool mate_here = (j > 0 && secs[j - 1] == mate) || (j + 1 < nsec && secs[j + 1] == mate);
+          if (store) stored_first_.insert(secs[j]);
+          else if (load) {
+            const std::int64_t mate_dist = mate_here || stored_first_.count(mate) ? -1 : rp.distance_since(mate);
+            if (mate_dist < 0) outright_miss = true;
+            else if (fills < 64) fill_buckets[fills++] = ReuseProfiler::bucket(static_cast<std::uint64_t>(mate_dist));
+          }
+        }
         if (l1) {
           const std::uint64_t bit = warp - lowest < 63 ? std::uint64_t(1) << (warp - lowest) : 0;
           std::uint64_t& seen = touched.slot(secs[j]);
@@ -294,6 +314,8 @@ class AddressProfiler {
         if (store && written_.insert(secs[j]).second) ++p.l2_first_writes;
         if (!l1 && !first_half_.empty() && first_half_.count(warp) && first_half_touched_.insert(secs[j]).second) ++p.l2_cold_first_half;
       }
+      if (!outright_miss)
+        for (std::size_t f = 0; f < fills; ++f) p.l2_pair_fill_hist[fill_buckets[f]]++;
     });
   }
 
@@ -305,6 +327,7 @@ class AddressProfiler {
   std::vector<std::size_t> begin_;
   ReuseProfiler l2_;
   std::unordered_set<std::uint64_t> written_;  // sectors stored to so far (L2 profile)
+  std::unordered_set<std::uint64_t> stored_first_;  // sectors a store touched first (L2 profile): not fetched
   std::unordered_set<std::uint32_t> first_half_;  // warps of the window's first half of CTAs
   std::unordered_set<std::uint64_t> first_half_touched_;  // sectors those warps touched
   std::size_t windows_ = 0, window_ctas_ = 0;

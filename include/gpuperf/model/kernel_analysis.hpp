@@ -32,6 +32,11 @@ struct PcStats {
   std::uint64_t l1_sibling_hist[ReuseProfiler::kBuckets] = {0};
   std::uint64_t l2_hist[ReuseProfiler::kBuckets] = {0};
   std::uint64_t l1_cold = 0, l2_cold = 0;
+  // Loads' first touches (counted in l2_cold) whose neighbour in the sector's aligned 64 B pair
+  // an earlier request had brought into L2 (a load, not a store), by the neighbour's reuse
+  // distance, in requests with no other first touch: where L2 fills 64 B on a miss, these
+  // requests find all they lack there.
+  std::uint64_t l2_pair_fill_hist[ReuseProfiler::kBuckets] = {0};
   std::uint64_t l2_first_writes = 0;  // stores: sectors this PC is the first in the kernel to write (each is written back once)
   // The L2 profile's first touches made by the first half of the traced CTAs (the profiler's
   // count), and the exponent with which the PC's distinct sectors grow with the CTAs (1: each

@@ -156,6 +156,13 @@ class LastUseMap {
     if (vals_[i] == 0) { keys_[i] = key; ++size_; }
     return vals_[i];
   }
+  // The time stored for key, or 0 for a key not in the map.
+  std::uint64_t find(std::uint64_t key) const {
+    if (keys_.empty()) return 0;
+    std::size_t i = index(key);
+    while (vals_[i] != 0 && keys_[i] != key) i = (i + 1) & mask_;
+    return vals_[i];
+  }
   // Replaces every stored time t by f(t) (never 0).
   template <class F>
   void remap(F&& f) {
@@ -206,6 +213,13 @@ class ReuseProfiler {
     owners_[time_] = owner;
     if (d >= 0) previous_owner = owners_[prev];
     return d;
+  }
+  // Distinct keys used since `key`'s latest use (the stack distance an access to it now would
+  // have), or -1 for a key never used. Records nothing.
+  std::int64_t distance_since(std::uint64_t key) const {
+    const std::uint64_t last = last_.find(key);
+    if (last == 0) return -1;
+    return static_cast<std::int64_t>(sum(time_) - sum(last));
   }
   std::uint64_t accesses() const { return accesses_; }
   std::size_t times_held() const { return tree_.size(); }  // access times the profiler holds (memory)

@@ -23,6 +23,9 @@ namespace gpuperf {
 struct PcMemory {
   double h1 = 0, h2 = 0;       // L1 hit, L2 hit given an L1 miss
   double h1_in_flight = 0;     // the part of h1 that finds its sector still being fetched
+  // L1 misses that miss in L2 for traffic but find their sector there for latency: a 64 B
+  // fill brought it with its neighbour's miss (calibrate/dram_locality_probe.cu).
+  double h2_pair_fill = 0;
   double latency = 0;          // average result latency, cycles
   double dram_sectors = 0, l2_sectors = 0;
 };
@@ -42,6 +45,13 @@ inline bool uses_profiled_rates(const PcStats& p, const ProfiledRates& prof) { r
 // a whole-grid trace or data each CTA owns.
 inline double grid_cold_share(const PcStats& p) {
   return p.grid_scale > 1 && p.l2_cold_growth < 1 ? std::pow(p.grid_scale, p.l2_cold_growth - 1) : 1.0;
+}
+
+// Loads' first touches whose 64 B neighbour an earlier request had brought into L2.
+inline double pair_fills(const PcStats& p) {
+  double n = 0;
+  for (auto h : p.l2_pair_fill_hist) n += static_cast<double>(h);
+  return n;
 }
 
 inline double l1_capacity_bytes(const ArchTable& a, const Occupancy& o) {
@@ -78,6 +88,13 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     if (total > 0) h2all = std::min(1.0, h2all + (shared * grid_hold + warm_fraction * cold) / total);
     m.h1 = h1;
     m.h2 = h1 < 1 ? std::clamp((h2all - h1) / (1 - h1), 0.0, 1.0) : 1.0;
+    // First touches that a 64 B fill has brought with their neighbour: as many of them as stay
+    // first touches in the grid and are not warm already, with the neighbour still held.
+    if (a.cachev("l2_fill_bytes") >= 64 && total > 0 && h1 < 1) {
+      const double fills = hit_rate(p.l2_pair_fill_hist, 0, g.l2_bytes, block, a.cachev("l2_assoc")) * pair_fills(p) *
+                           grid_cold_share(p) * (1 - warm_fraction);
+      m.h2_pair_fill = std::clamp(fills / total / (1 - h1), 0.0, 1.0 - m.h2);
+    }
     // In-flight hits: the warps of a CTA run the same code a few issue slots apart, so a sector
     // that a sibling warp's load missed on moments before is found in L1 still on its way (a
     // hit on a pending miss). It counts as a hit for traffic but waits for the fill. Taken as
@@ -163,7 +180,18 @@ inline double pc_latency(const StaticInstr& s, const PcStats& p, const InstrDesc
     h1 = std::pow(h1, lines);
     h2 = std::pow(h2, lines);
   }
-  const double miss = h2 * g.l2_hit_latency + (1 - h2) * dram_latency;
+  // A request over many lines waits longer than one over a line: its misses queue in the
+  // memory system (calibrate/dram_locality_probe.cu: 32 lines a request take 1.6x a line's DRAM
+  // latency and 80 cycles more on L2 hits). The DRAM part scales the loaded latency by the
+  // measured ratio, so it keeps its physical time at any clock. Traced PCs only: a profiled
+  // rate's request already waits for a miss unless all its lines hit, each line an independent
+  // draw of the kernel-wide rate (above), which charges wide requests more than their own
+  // misses would (simpleSpmv's kernels on the train part: 1.2x slow from counts, 1.5x with it).
+  const double lines = p.has_profile && p.requests > 0 && p.lines > p.requests ? p.lines / p.requests : 1.0;
+  const double dram_wide = g.dram_latency_vs_lines ? g.dram_latency_vs_lines->at(lines) / g.dram_latency_vs_lines->y.front() : 1.0;
+  const double l2_wide = g.l2_latency_vs_lines ? bound::loaded_latency_excess(*g.l2_latency_vs_lines, lines) : 0.0;
+  const double l2_found = std::min(1.0, h2 + m.h2_pair_fill);
+  const double miss = l2_found * (g.l2_hit_latency + l2_wide) + (1 - l2_found) * dram_latency * dram_wide;
   const double in_flight = std::min(m.h1_in_flight, h1);
   return (h1 - in_flight) * g.l1_hit_latency + in_flight * std::max(g.l1_hit_latency, miss) + (1 - h1) * miss;
 }
