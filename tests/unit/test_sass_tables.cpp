@@ -275,6 +275,22 @@ TEST_CASE("tables check: a calibrated interval needs both ends, low below high")
   CHECK(messages(half).find("H100-SXM5-80GB: interval_bounds_duration_log_low without interval_bounds_duration_log_high") != std::string::npos);
 }
 
+TEST_CASE("tables check: an L2 fill is a sector or its aligned pair, nothing between") {
+  namespace fs = std::filesystem;
+  auto shipped = Tables::load_default();
+  const std::string dir = shipped->search_path().back();
+  CHECK(shipped->arch("sm_90").cachev("l2_fill_bytes") == 64);
+  nlohmann::json a = nlohmann::json::parse(std::ifstream(dir + "/arch/sm_90.json"));
+  a["cache"]["l2_fill_bytes"]["value"] = 48;  // inside the schema's range, yet no fill the model knows
+  const fs::path d = fs::temp_directory_path() / "gpuperf_test_l2_fill";
+  fs::create_directories(d / "arch");
+  std::ofstream(d / "arch" / "sm_90.json") << a.dump(1);
+  std::string all;
+  for (auto& i : Tables::load({d.string(), dir})->check()) all += i.message + "\n";
+  fs::remove_all(d);
+  CHECK(all.find("cache.l2_fill_bytes: 48 is not 32 (a sector) or 64 (its aligned pair)") != std::string::npos);
+}
+
 TEST_CASE("opcode-level values: F1 Table V on sm_80, never over a more specific class value") {
   auto t = Tables::load_default();
   const auto& a80 = t->arch("sm_80");

@@ -364,6 +364,9 @@ inline void detail::TableLoader::resolve_arch(const std::string& name, std::vect
         r = *range;
       }
       dst[k] = read_value(v, file, std::string(section) + "." + k, sources, r.lo, r.hi);
+      // The model knows a sector's fill and its aligned pair's, nothing between.
+      if (k == "l2_fill_bytes" && dst[k].value != 32 && dst[k].value != 64)
+        note(file, "cache.l2_fill_bytes: " + fmt(dst[k].value) + " is not 32 (a sector) or 64 (its aligned pair)");
       if (k == "shared_carveouts_kib" && v.is_object() && v.contains("value") && v["value"].is_array()) {
         t.shared_carveouts_kib.clear();
         for (auto& x : v["value"]) {
