@@ -154,8 +154,9 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
 // The average result latency of one PC from its hit rates (pc_rates). dram_latency: the DRAM
 // latency at the launch's load (g.dram_latency plus the loaded-SM excess); the latency is
 // affine in it. Sweeps cache rounds by what this reads of g (Predictor::predict_times'
-// Signature: L1, L2 and shared latencies; the arch table through the descriptors' key): a new
-// read of g here belongs there too.
+// Signature: L1, L2 and shared latencies; the arch table through the descriptors' key, which
+// covers the lines-per-request curves GpuSpec copies from it): a new read of g here belongs
+// there too.
 inline double pc_latency(const StaticInstr& s, const PcStats& p, const InstrDesc& d, const ArchTable& a, const GpuSpec& g, const PcMemory& m,
                          double dram_latency, const ProfiledRates& prof) {
   if (s.space == MemSpace::shared) {
