@@ -287,6 +287,16 @@ TEST_CASE("an L1 hit on a sector a sibling warp's miss is still fetching waits f
   CHECK(shared > 0.9 * own_first);
 }
 
+// The predicted result latency of the instruction at `pc`, 0 if it is not in the report.
+double pc_latency_of(const Kernel& k, const GpuSpec& g, std::uint64_t pc) {
+  PredictOptions o;
+  o.per_pc = true;
+  const KernelReport r = Predictor(std::make_shared<const Kernel>(k)).predict(g, o);
+  for (const auto& row : r.per_pc)
+    if (row.pc == pc) return row.latency;
+  return 0.0;
+}
+
 // One CTA of 8 warps walking 8 B steps with a warp-uniform address (a search loop): over one
 // array they all walk in step (`shared`), or each over its own.
 Kernel walk_in_step(bool shared, int steps) {
@@ -310,15 +320,7 @@ TEST_CASE("warps walking one array in step: a warp's reuse of a sector it loaded
   // waits for a sector, the other three hit. The sibling rule used to count those three as
   // hits on a sibling's pending fill (their previous access was a sibling's), 3.3x slow.
   auto h100 = GpuSpec::from_catalog(shipped_tables(), "h100");
-  PredictOptions o;
-  o.per_pc = true;
-  auto load_latency = [&](bool shared) {
-    const KernelReport r = Predictor(std::make_shared<const Kernel>(walk_in_step(shared, 64))).predict(h100, o);
-    for (const auto& row : r.per_pc)
-      if (row.pc == 0x10) return row.latency;
-    return 0.0;
-  };
-  const double shared = load_latency(true), own = load_latency(false);
+  const double shared = pc_latency_of(walk_in_step(true, 64), h100, 0x10), own = pc_latency_of(walk_in_step(false, 64), h100, 0x10);
   CHECK(own > 2 * h100.l1_hit_latency);  // a miss every 4th step
   CHECK(shared == doctest::Approx(own).epsilon(0.05));
 }
@@ -459,15 +461,6 @@ Kernel walk_pairs(int steps, bool both_in_one, bool store_first) {
   }
   t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n" << std::dec;
   return kernel_from_trace_text(t.str(), "gpuperf_test_pairs.traceg");
-}
-
-double pc_latency_of(const Kernel& k, const GpuSpec& g, std::uint64_t pc) {
-  PredictOptions o;
-  o.per_pc = true;
-  const KernelReport r = Predictor(std::make_shared<const Kernel>(k)).predict(g, o);
-  for (const auto& row : r.per_pc)
-    if (row.pc == pc) return row.latency;
-  return 0.0;
 }
 
 TEST_CASE("a first touch whose 64 B neighbour an earlier load fetched waits for an L2 hit, not DRAM (dram_locality_probe)") {

@@ -327,16 +327,21 @@ inline double hit_probability(double distance, double blocks, double assoc) {
   return boost::math::cdf(N01, (assoc - 1 + 0.5 - mu) / sigma);  // +0.5: continuity correction
 }
 
-// Hit rate of a reuse profile in a cache of `capacity_bytes` with `block_bytes` blocks.
-inline double hit_rate(const std::uint64_t* hist, std::uint64_t cold, double capacity_bytes, double block_bytes, double assoc) {
-  double total = static_cast<double>(cold), hits = 0;
+// Expected hits of a reuse histogram's accesses in a cache of `capacity_bytes` with
+// `block_bytes` blocks.
+inline double expected_hits(const std::uint64_t* hist, double capacity_bytes, double block_bytes, double assoc) {
+  double hits = 0;
   double blocks = capacity_bytes / block_bytes;
-  for (int b = 0; b < ReuseProfiler::kBuckets; ++b) {
-    if (!hist[b]) continue;
-    total += static_cast<double>(hist[b]);
-    hits += static_cast<double>(hist[b]) * hit_probability(ReuseProfiler::bucket_distance(b), blocks, assoc);
-  }
-  return total > 0 ? hits / total : 0;
+  for (int b = 0; b < ReuseProfiler::kBuckets; ++b)
+    if (hist[b]) hits += static_cast<double>(hist[b]) * hit_probability(ReuseProfiler::bucket_distance(b), blocks, assoc);
+  return hits;
+}
+
+// Hit rate of a reuse profile (`cold` first touches besides the histogram's reuses).
+inline double hit_rate(const std::uint64_t* hist, std::uint64_t cold, double capacity_bytes, double block_bytes, double assoc) {
+  double total = static_cast<double>(cold);
+  for (int b = 0; b < ReuseProfiler::kBuckets; ++b) total += static_cast<double>(hist[b]);
+  return total > 0 ? expected_hits(hist, capacity_bytes, block_bytes, assoc) / total : 0;
 }
 
 // Share of a reuse profile's accesses (cold ones included, `hist` giving the total) that are

@@ -47,13 +47,6 @@ inline double grid_cold_share(const PcStats& p) {
   return p.grid_scale > 1 && p.l2_cold_growth < 1 ? std::pow(p.grid_scale, p.l2_cold_growth - 1) : 1.0;
 }
 
-// Loads' first touches whose 64 B neighbour an earlier request had brought into L2.
-inline double pair_fills(const PcStats& p) {
-  double n = 0;
-  for (auto h : p.l2_pair_fill_hist) n += static_cast<double>(h);
-  return n;
-}
-
 inline double l1_capacity_bytes(const ArchTable& a, const Occupancy& o) {
   double combined = a.cachev("l1_shared_combined_kib");
   return std::max(16.0, combined - o.shared_config_kib) * 1024.0;
@@ -91,8 +84,7 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     // First touches that a 64 B fill has brought with their neighbour: as many of them as stay
     // first touches in the grid and are not warm already, with the neighbour still held.
     if (a.cachev("l2_fill_bytes") >= 64 && total > 0 && h1 < 1) {
-      const double fills = hit_rate(p.l2_pair_fill_hist, 0, g.l2_bytes, block, a.cachev("l2_assoc")) * pair_fills(p) *
-                           grid_cold_share(p) * (1 - warm_fraction);
+      const double fills = expected_hits(p.l2_pair_fill_hist, g.l2_bytes, block, a.cachev("l2_assoc")) * grid_cold_share(p) * (1 - warm_fraction);
       m.h2_pair_fill = std::clamp(fills / total / (1 - h1), 0.0, 1.0 - m.h2);
     }
     // In-flight hits: the warps of a CTA run the same code a few issue slots apart, so a sector
