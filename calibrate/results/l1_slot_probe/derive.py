@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""What the L1 slot probe's runs say (calibrate/l1_slot_probe.cu). Run from this folder.
+
+Hits (ld.ca): a request costs the most of its bank passes (per 4 B bank, the distinct lines
+whose words it uses) and its lines at `l1_hit_lines_per_wavefront` per pass; that rate is the
+ratio of a 32-line request whose lanes sit on distinct banks (patterns 3 and 4) to one whose
+lanes share bank 0 (pattern 0, 32 passes), both from the same run. Loads that go to L2 (ld.cg)
+cost a cycle per line whatever the banks. Stores: a cycle per line plus one per partly written
+sector (4 B of each)."""
+import json, glob
+
+SECTORS = {0: 32, 1: 32, 2: 32, 3: 32, 4: 32, 5: 32, 6: 32, 7: 4, 8: 4}  # sectors per request
+rates = []
+for path in sorted(glob.glob("l1_slot_probe.*.jsonl")):
+    rows = [json.loads(l) for l in open(path)]
+    c = {(r["op"], r["pattern"]): r for r in rows}
+    same_bank = c[("ld_l1", 0)]["sm_cycles_per_request"]
+    spread = (c[("ld_l1", 3)]["sm_cycles_per_request"] + c[("ld_l1", 4)]["sm_cycles_per_request"]) / 2
+    tau = 32 / (32 * spread / same_bank)
+    rates.append(tau)
+    print(f"{path}: 32 lines on one bank {same_bank:.2f} cycles, on distinct banks {spread:.2f}: {tau:.2f} hit lines per pass")
+    for r in rows:
+        lines, banks, slots = r["model_lines"], r["model_banks"], r["model_sector_slots"]
+        if r["op"] == "ld_l1":
+            model = max(banks, lines / tau) * same_bank / 32
+        elif r["op"] == "ld_l2":
+            model = lines * same_bank / 32
+        else:
+            partial = r["pattern"] < 7
+            model = (lines + (SECTORS[r["pattern"]] if partial else 0)) * same_bank / 32
+        print(f"  {r['op']:5s} p{r['pattern']} lines {lines:2d} banks {banks:2d} slots {slots:2d}: "
+              f"{r['sm_cycles_per_request']:6.2f} cycles, model {model:6.2f}  ({r['what']})")
+print(f"l1_hit_lines_per_wavefront: {sum(rates) / len(rates):.2f} (runs: {', '.join(f'{t:.2f}' for t in rates)})")
