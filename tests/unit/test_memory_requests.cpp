@@ -515,5 +515,93 @@ TEST_CASE("a request over 32 lines waits longer for DRAM than one over a line (d
   CHECK(pc_latency_of(wide_loads(64, 32), a100, 0x10) == doctest::Approx(pc_latency_of(wide_loads(64, 1), a100, 0x10)));
 }
 
-}  // namespace gpuperf_test_memory_requests
 
+
+
+// One warp, `reps` loads over 32 lines (rows 16 KiB apart, each line touched once), lane l on
+// word `word(l)` of its line, then a use of the register. `opcode`: the load's.
+template <class Word>
+Kernel row_loads(int reps, Word word, const char* opcode = "LDG.E") {
+  std::ostringstream t;
+  t << "-kernel name = rows\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = "
+    << 2 * reps + 1 << "\n" << std::hex;
+  for (int r = 0; r < reps; ++r) {
+    t << "0010 ffffffff 1 R4 " << opcode << " 1 R2 4 0";
+    for (unsigned l = 0; l < 32; ++l) t << " 0x" << 0x1000000ull + 0x4000ull * l + 128ull * r + 4ull * word(l);
+    t << " 0\n0018 ffffffff 1 R6 IADD3 2 R4 R4 0 0\n";
+  }
+  t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n" << std::dec;
+  return kernel_from_trace_text(t.str(), "gpuperf_test_rows.traceg");
+}
+
+// The L1 wavefronts the analysis prices the load at 0x10 at on `g`.
+double load_l1_wavefronts(const Kernel& k, const GpuSpec& g) {
+  auto kp = std::make_shared<const Kernel>(k);
+  const KernelAnalysis an = analyze(kp);
+  const Occupancy o = compute_occupancy(kp->launch, g.arch_table());
+  const MemoryRates rates = memory_rates(an, g, o, 0.0, true);
+  for (std::size_t i = 0; i < kp->program.size(); ++i)
+    if (kp->program[i].pc == 0x10) return rates.mem[i].l1_wavefronts;
+  FAIL("no load at 0x10");
+  return 0;
+}
+
+
+
+TEST_CASE("L1 bank passes of a global load: per 4 B bank, the distinct lines its lanes read there (l1_slot_probe)") {
+  auto passes = [](auto word, unsigned width = 4) {
+    std::uint64_t addr[32];
+    for (unsigned l = 0; l < 32; ++l) addr[l] = 0x1000000ull + 0x4000ull * l + 4ull * word(l);
+    return global_bank_passes(addr, 32, width, 32);
+  };
+  // The probe's patterns: word 0 of each line (the lsu group's), words 0/8/16/24, 0/8, 0-7, spread.
+  CHECK(passes([](unsigned) { return 0u; }) == 32);
+  CHECK(passes([](unsigned l) { return (l % 4) * 8; }) == 8);
+  CHECK(passes([](unsigned l) { return (l % 2) * 8; }) == 16);
+  CHECK(passes([](unsigned l) { return l % 8; }) == 4);
+  CHECK(passes([](unsigned l) { return (l * 13) % 32; }) == 1);
+  // 8 B lanes cover two banks each: words 0-1 of every line share two banks.
+  CHECK(passes([](unsigned) { return 0u; }, 8) == 32);
+  // Contiguous lanes: 32 x 8 B over two lines take two passes, 32 x 4 B from mid-line one.
+  std::uint64_t run[32];
+  for (unsigned l = 0; l < 32; ++l) run[l] = 0x2000 + 8ull * l;
+  CHECK(global_bank_passes(run, 32, 8, 2) == 2);
+  for (unsigned l = 0; l < 32; ++l) run[l] = 0x2040 + 4ull * l;
+  CHECK(global_bank_passes(run, 32, 4, 2) == 1);
+  CHECK(global_bank_passes(run, 1, 4, 1) == 1);
+  // A request's cost: the more of its passes and its lines over the rate, on hits and misses.
+  CHECK(global_load_wavefronts(32, 1, 1.0, 3.15, 2.57) == doctest::Approx(32 / 3.15));
+  CHECK(global_load_wavefronts(32, 1, 0.0, 3.15, 2.57) == doctest::Approx(32 / 2.57));
+  CHECK(global_load_wavefronts(32, 16, 1.0, 3.15, 2.57) == 16);
+  CHECK(global_load_wavefronts(32, 32, 0.5, 3.15, 2.57) == 32);
+  // Lines hit independently: half the sectors hitting leave a 2-line request all-hit a quarter of the time.
+  CHECK(global_load_wavefronts(2, 1, 0.5, 2, 1) == doctest::Approx(0.25 * 1 + 0.75 * 2));
+  // Unmeasured (1 line a wavefront): a wavefront a line, as before.
+  CHECK(global_load_wavefronts(32, 1, 1.0, 1, 1) == 32);
+}
+
+TEST_CASE("a load whose lanes sit on distinct banks of 32 lines costs its lines over 3.15, not 32 wavefronts (l1_slot_probe)") {
+  // Found on the train part: HeCBench simpleSpmv's mv_csr (a row per thread) came out 2.4x slow
+  // with 4-8 CTAs of 512-1024 threads, L1-bound at a wavefront a line, where ncu counted about
+  // 9 data-pipe wavefronts for its 24-line requests.
+  auto h100 = GpuSpec::from_catalog(shipped_tables(), "h100");
+  const Kernel spread = row_loads(64, [](unsigned l) { return (l * 13) % 32; });
+  const Kernel one_bank = row_loads(64, [](unsigned) { return 0u; });
+  const double wf_spread = load_l1_wavefronts(spread, h100), wf_one_bank = load_l1_wavefronts(one_bank, h100);
+  CHECK(wf_one_bank == doctest::Approx(64 * 32));
+  CHECK(wf_spread < 64 * 32 / 2.5);
+  CHECK(wf_spread >= doctest::Approx(64 * 32 / 3.15));
+  // A load past L1 (__ldcg: LDG.E.STRONG.GPU) takes a wavefront a line whatever its banks.
+  const Kernel past_l1 = row_loads(64, [](unsigned l) { return (l * 13) % 32; }, "LDG.E.STRONG.GPU");
+  CHECK(load_l1_wavefronts(past_l1, h100) == doctest::Approx(64 * 32));
+  // The SM's L1 bound and the simulation follow.
+  auto kp_spread = std::make_shared<const Kernel>(spread), kp_bank = std::make_shared<const Kernel>(one_bank);
+  const auto r_spread = Predictor(kp_spread).predict(h100), r_bank = Predictor(kp_bank).predict(h100);
+  CHECK(r_spread.bounds.l1 < 0.5 * r_bank.bounds.l1);
+  // Where the table has no measurement (sm_80) a line costs a wavefront, banks or not.
+  auto a100 = GpuSpec::from_catalog(shipped_tables(), "a100");
+  CHECK(load_l1_wavefronts(spread, a100) == doctest::Approx(load_l1_wavefronts(one_bank, a100)));
+}
+
+}  // namespace gpuperf_test_memory_requests

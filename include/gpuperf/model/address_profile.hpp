@@ -12,6 +12,7 @@
 
 #include "gpuperf/model/kernel_analysis.hpp"
 #include "gpuperf/model/memory.hpp"
+#include "gpuperf/sass/memory_ops.hpp"
 #include "gpuperf/trace/ir.hpp"
 
 namespace gpuperf {
@@ -126,6 +127,10 @@ class AddressProfiler {
       a.dyn_partial_store = dyn_partial_store_;
       a.dyn_partial_store.resize(a.dyn_wavefronts.size(), false);
     }
+    if (!dyn_bank_passes_.empty()) {
+      a.dyn_bank_passes = dyn_bank_passes_;
+      a.dyn_bank_passes.resize(a.dyn_wavefronts.size(), 0);
+    }
     for (std::size_t i = 0; i < pcs_.size() && i < a.pcs.size(); ++i) {
       auto& p = a.pcs[i];
       const auto& q = pcs_[i];
@@ -153,6 +158,10 @@ class AddressProfiler {
       p.wavefronts = c.wavefronts * p.grid_scale;
       p.partial_store_sectors = c.partial_sectors * p.grid_scale;
       p.partial_store_lines = c.partial_lines * p.grid_scale;
+      p.bank_shared_loads.clear();
+      for (std::size_t sh = 0; sh < c.shapes.size(); ++sh)
+        if (c.shapes[sh])
+          p.bank_shared_loads.push_back({static_cast<std::uint8_t>(sh / kShapeLines), static_cast<std::uint8_t>(sh % kShapeLines), c.shapes[sh] * p.grid_scale});
     }
     finish_atomics(a);
   }
@@ -160,7 +169,9 @@ class AddressProfiler {
  private:
   struct Sums {
     double requests = 0, sectors = 0, lines = 0, wavefronts = 0, partial_sectors = 0, partial_lines = 0;
+    std::vector<std::uint32_t> shapes;  // loads with fewer bank passes than lines: [lines * kShapeLines + passes]
   };
+  static constexpr unsigned kShapeLines = 65;  // a request covers at most 64 sectors
 
   // Coalescing or bank conflicts of dynamic instruction di; its sectors into the window's list.
   [[gnu::always_inline]] void count(const Kernel& k, std::uint64_t di, std::uint64_t kept_dyn, std::uint64_t first) {
@@ -194,6 +205,17 @@ class AddressProfiler {
     unsigned wf = std::max(1u, c.lines);
     sum.wavefronts += wf;
     if (kept) dyn_wavefronts_[di] = static_cast<std::uint8_t>(std::min(255u, wf));
+    if (s.mem_op == MemOp::load && c.lines > 1 && through_l1(s, d.static_index)) {
+      const unsigned passes = global_bank_passes(lane, d.addr_count, w, c.lines);
+      if (passes < c.lines) {
+        if (sum.shapes.empty()) sum.shapes.assign(kShapeLines * kShapeLines, 0);
+        ++sum.shapes[std::min(c.lines, kShapeLines - 1) * kShapeLines + std::min(passes, kShapeLines - 1)];
+        if (kept) {
+          if (dyn_bank_passes_.size() < dyn_wavefronts_.size()) dyn_bank_passes_.resize(dyn_wavefronts_.size(), 0);
+          dyn_bank_passes_[di] = static_cast<std::uint8_t>(std::min(255u, passes));
+        }
+      }
+    }
     if (s.mem_op == MemOp::store && partial_store(c.sectors, double(d.addr_count) * w)) {
       if (kept) {
         if (dyn_partial_store_.size() < dyn_wavefronts_.size()) dyn_partial_store_.resize(dyn_wavefronts_.size(), false);
@@ -202,6 +224,13 @@ class AddressProfiler {
       sum.partial_sectors += c.sectors;
       sum.partial_lines += c.lines;
     }
+  }
+
+  // Whether static instruction i, a load, goes through L1 (sass::load_bypasses_l1), once per PC.
+  bool through_l1(const StaticInstr& s, std::uint32_t i) {
+    if (through_l1_.size() <= i) through_l1_.resize(pcs_.size(), -1);
+    if (through_l1_[i] < 0) through_l1_[i] = sass::load_bypasses_l1(sass::tokenize_opcode(s.opcode)) ? 0 : 1;
+    return through_l1_[i] == 1;
   }
 
   // Per-word update counts over the traced CTAs. The traced CTAs stand for the grid: words
@@ -323,6 +352,8 @@ class AddressProfiler {
   std::vector<Sums> sums_;     // the counts, per PC (unscaled)
   std::vector<std::uint8_t> dyn_wavefronts_;
   std::vector<bool> dyn_partial_store_;
+  std::vector<std::uint8_t> dyn_bank_passes_;
+  std::vector<std::int8_t> through_l1_;  // per PC: -1 not yet known
   std::vector<std::uint64_t> sectors_;  // the window's coalesced sectors
   std::vector<std::size_t> begin_;
   ReuseProfiler l2_;

@@ -43,7 +43,7 @@ inline double barrier_release_cycles(const Kernel& k, const StaticInstr& s, cons
 // The averages of the instructions at order indices [first, last). A CTA barrier holds the
 // warp until its release (barrier_release_cycles), on the chain like a latency.
 inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& stall, double tw,
-                                  double partial_cost, std::size_t first, std::size_t last, const ArchTable& a, double warps_per_block,
+                                  const std::vector<PcMemory>& mem, std::size_t first, std::size_t last, const ArchTable& a, double warps_per_block,
                                   const std::vector<double>* busiest = nullptr) {
   const Kernel& k = *an.kernel;
   WarpAverages w;
@@ -62,7 +62,7 @@ inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<In
     const auto& s = k.program[i];
     if (s.space == MemSpace::shared) w.shared_wf += an.pcs[i].wavefronts / tw;
     else if (s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic)
-      w.l1_wf += global_l1_wavefronts(an.pcs[i].wavefronts, an.pcs[i].partial_store_lines, partial_cost) / tw;
+      w.l1_wf += mem[i].l1_wavefronts / tw;
   }
   return w;
 }
@@ -108,14 +108,14 @@ inline ThroughputBounds throughput_bounds(const WarpAverages& w, const ArchTable
 // takes the sum over phases of each phase's queued time. The round's CTAs are independent of
 // each other: they share the resources as customers of one closed queue.
 inline double phased_round_cycles(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& stall, double tw,
-                                  double partial_cost, const ArchTable& a, const std::vector<std::pair<std::size_t, std::size_t>>& phases,
+                                  const std::vector<PcMemory>& mem, const ArchTable& a, const std::vector<std::pair<std::size_t, std::size_t>>& phases,
                                   double warps_per_block, double ctas) {
   const double S = std::max(1, a.sub_partitions);
   const double cta_per_sp = std::max(1.0, std::ceil(warps_per_block / S));
   double alone = 0, issue = 0, unit = 0, mio_total = 0;
   const std::vector<double> busiest_execs = busiest_warp_executions(an, desc, warps_per_block);
   for (auto [first, last] : phases) {
-    const WarpAverages w = warp_averages(an, desc, stall, tw, partial_cost, first, last, a, warps_per_block, &busiest_execs);
+    const WarpAverages w = warp_averages(an, desc, stall, tw, mem, first, last, a, warps_per_block, &busiest_execs);
     const ThroughputBounds b = throughput_bounds(w, a, cta_per_sp, warps_per_block);
     // The CTA's warps leave the barrier together and reach the phase's loads and stores
     // together: the last one waits for the others' L1/shared wavefronts, which the queueing
@@ -140,7 +140,7 @@ enum class Binding { pipe, mio, not_selected };
 // instructions by their share of that resource; then what barriers add, over the barriers.
 inline void attribute_round_stalls(const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const std::vector<double>& stall,
                                    const std::vector<bool>& on_mem, double tw, double warps_round, double chain_w, double unphased_cycles,
-                                   const ArchTable& a, double warps_per_block, RoundResult& r) {
+                                   const std::vector<PcMemory>& mem, const ArchTable& a, double warps_per_block, RoundResult& r) {
   const Kernel& k = *an.kernel;
   const bool ctrl = k.has_control_bits();
   r.pc_stalls.assign(k.program.size(), StallBreakdown{});
@@ -158,7 +158,8 @@ inline void attribute_round_stalls(const KernelAnalysis& an, const std::vector<I
     const auto& d = desc[i];
     double c = an.pcs[i].warp_exec / tw;
     if (which == Binding::pipe) return d.op_class == r.bounds.busiest_unit ? c * d.issue_interval : 0.0;
-    if (which == Binding::mio) return k.program[i].space == MemSpace::shared || k.program[i].space == MemSpace::global ? an.pcs[i].wavefronts / tw : 0.0;
+    if (which == Binding::mio) return k.program[i].space == MemSpace::shared ? an.pcs[i].wavefronts / tw
+                                        : k.program[i].space == MemSpace::global ? mem[i].l1_wavefronts / tw : 0.0;
     return c;
   };
   for (auto i : an.order) share_total += share(i);
@@ -203,11 +204,10 @@ inline RoundResult bounds_round(const RoundModel& rm, const GpuSpec& g, const Oc
   const double warps_round = ctas * o.warps_per_block;
   const double per_sp = std::max(1.0, std::ceil(warps_round / S));
   const double tw = std::max(1.0, an.total_warps);
-  const double partial_cost = store_partial_line_wavefronts(a);
   std::vector<double> stall;
   std::vector<bool> on_mem;
   detail::static_stalls(an, *rm.desc, rm.latency, stall, on_mem);
-  detail::WarpAverages w = detail::warp_averages(an, *rm.desc, stall, tw, partial_cost, 0, an.order.size(), a, o.warps_per_block);
+  detail::WarpAverages w = detail::warp_averages(an, *rm.desc, stall, tw, rm.mem, 0, an.order.size(), a, o.warps_per_block);
   const detail::ThroughputBounds tb = detail::throughput_bounds(w, a, per_sp, warps_round);
   r.bounds.issue = tb.issue;
   r.bounds.functional_unit = tb.functional_unit;
@@ -225,9 +225,9 @@ inline RoundResult bounds_round(const RoundModel& rm, const GpuSpec& g, const Oc
   r.cycles = unphased;
   const auto phases = detail::barrier_phases(an, *rm.desc);
   if (phases.size() > 1)
-    r.cycles = std::max(r.cycles, detail::phased_round_cycles(an, *rm.desc, stall, tw, partial_cost, a, phases, o.warps_per_block, ctas));
+    r.cycles = std::max(r.cycles, detail::phased_round_cycles(an, *rm.desc, stall, tw, rm.mem, a, phases, o.warps_per_block, ctas));
   r.warp_instructions = w.instrs * warps_round;
-  detail::attribute_round_stalls(an, *rm.desc, stall, on_mem, tw, warps_round, w.chain, unphased, a, o.warps_per_block, r);
+  detail::attribute_round_stalls(an, *rm.desc, stall, on_mem, tw, warps_round, w.chain, unphased, rm.mem, a, o.warps_per_block, r);
   return r;
 }
 

@@ -11,6 +11,13 @@
 
 namespace gpuperf {
 
+// Global loads whose lanes share L1 data-bank passes across lines (fewer passes than lines),
+// by shape: their requests, scaled to the grid. A PC's other requests take a pass a line.
+struct LoadShape {
+  std::uint8_t lines = 0, passes = 0;
+  double requests = 0;
+};
+
 struct PcStats {
   // Grid executions per traced execution of this PC: KernelAnalysis::scale, or, where a sampled
   // trace's CTAs are not alike (CtaSample), the weighted count of its traced CTAs over theirs.
@@ -24,6 +31,7 @@ struct PcStats {
   double sectors = 0;           // global: 32 B sectors requested
   double lines = 0;
   double wavefronts = 0;        // shared: bank passes; global: L1 wavefronts (lines)
+  std::vector<LoadShape> bank_shared_loads;  // global loads with addresses (memory_rates prices them per GPU)
   // Stores that write their sectors only in part (byte-masked writes to L2): their sectors and lines.
   double partial_store_sectors = 0, partial_store_lines = 0;
   // Reuse profiles (global memory ops with addresses only).
@@ -109,6 +117,9 @@ struct KernelAnalysis {
   bool has_addresses = false;
   bool dynamic = false;
   std::vector<std::uint8_t> dyn_wavefronts; // per dynamic instruction (simulation MIO cost)
+  // per dynamic instruction: a global load's L1 bank passes where fewer than its lines (0
+  // elsewhere); empty when there are none
+  std::vector<std::uint8_t> dyn_bank_passes;
   std::vector<bool> dyn_partial_store;  // per dynamic instruction: a store writing its lines in part; empty when there are none
   AtomicProfile atomics;
   // CTAs available for simulation: each a list of warp indices into kernel->warps.

@@ -54,6 +54,18 @@ inline double global_l1_wavefronts(double lines, double partial_lines, double pa
   return std::max(lines, partial_cost * partial_lines);
 }
 
+// L1 wavefronts of a global load through L1 over `lines` lines with `passes` data-bank passes,
+// whose sectors hit L1 at `sector_hit`: the more of its passes and its lines at `hit_lines`
+// lines a wavefront where all its lines hit, at `miss_lines` where one misses
+// (calibrate/l1_slot_probe.cu: 32 lines on distinct banks take 10.2 cycles on hits, 12.5 on
+// misses that fill L1; on one bank 32). Its lines hit or miss independently.
+inline double global_load_wavefronts(double lines, double passes, double sector_hit, double hit_lines, double miss_lines) {
+  const double all_hit = std::pow(std::clamp(sector_hit, 0.0, 1.0), lines);
+  const double on_hit = std::min(lines, std::max(passes, lines / hit_lines));
+  const double on_miss = std::min(lines, std::max(passes, lines / miss_lines));
+  return all_hit * on_hit + (1 - all_hit) * on_miss;
+}
+
 // The largest number of distinct words that map to one bank (1 for no words). Most requests
 // are conflict-free (consecutive words, broadcasts): one pass that finds every bank holding at
 // most one distinct word answers without sorting; a conflict sorts, as it always did.
@@ -80,6 +92,27 @@ inline unsigned bank_ways(std::uint64_t* words, unsigned nw, unsigned banks) {
   unsigned ways = 1;
   for (unsigned i = 0; i < nw; ++i) ways = std::max(ways, ++count[words[i] % banks]);
   return ways;
+}
+
+// L1 data-bank passes of a global load over `lines` 128 B lines: for each of the 32 banks of
+// 4 B, the distinct lines whose words in it the lanes read; the most of them
+// (calibrate/l1_slot_probe.cu: a hit of 32 lines whose lanes share bank 0 takes 32 passes, one
+// whose lanes sit on 4, 8 or 16 banks takes 8 or 16). Lanes of one contiguous run of words take
+// its length over 32 banks.
+inline unsigned global_bank_passes(const std::uint64_t* addr, unsigned n, unsigned width, unsigned lines) {
+  if (lines <= 1 || n == 0) return lines;
+  const unsigned w = width ? width : 1;
+  bool contiguous = true;
+  for (unsigned i = 1; i < n && contiguous; ++i) contiguous = addr[i] == addr[i - 1] + w;
+  if (contiguous) {
+    const std::uint64_t words = (addr[n - 1] + w - 1) / 4 - addr[0] / 4 + 1;
+    return static_cast<unsigned>(std::min<std::uint64_t>(lines, (words + 31) / 32));
+  }
+  std::uint64_t words[128];
+  unsigned nw = 0;
+  for (unsigned i = 0; i < n; ++i)
+    for (std::uint64_t word = addr[i] / 4, last = (addr[i] + w - 1) / 4; word <= last && nw < 128; ++word) words[nw++] = word;
+  return std::min(lines, bank_ways(words, nw, 32));
 }
 
 // Shared-memory wavefronts for one warp request: 32 banks of `bank_bytes`; accesses wider

@@ -28,6 +28,7 @@ struct PcMemory {
   double h2_pair_fill = 0;
   double latency = 0;          // average result latency, cycles
   double dram_sectors = 0, l2_sectors = 0;
+  double l1_wavefronts = 0;    // global-like: the L1 wavefronts of its requests on this GPU, scaled to the grid
 };
 
 // Spaces whose accesses go through L1 and L2 to DRAM.
@@ -141,6 +142,15 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     m.dram_sectors = sectors * first_writes * (1 - warm_fraction);
   }
   return m;
+}
+
+// The L1 wavefronts of a PC's requests before partly written store lines: a wavefront a line,
+// but for loads whose lanes share bank passes across lines, `h1` of them hitting.
+inline double load_wavefronts(const PcStats& p, double h1, const ArchTable& a) {
+  double saved = 0;
+  const double hit_lines = a.mem("l1_lines_per_wavefront"), miss_lines = a.mem("l1_miss_lines_per_wavefront");
+  for (const auto& s : p.bank_shared_loads) saved += s.requests * (s.lines - global_load_wavefronts(s.lines, s.passes, h1, hit_lines, miss_lines));
+  return std::max(0.0, p.wavefronts - saved);
 }
 
 // The average result latency of one PC from its hit rates (pc_rates). dram_latency: the DRAM
@@ -257,8 +267,10 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
     const auto& p = an.pcs[i];
-    const PcMemory& m = r.mem[i] = detail::pc_rates(s, p, g.arch_table(), g, o, assumed, warm_fraction, grid_hold, r.prof);
+    PcMemory& m = r.mem[i] = detail::pc_rates(s, p, g.arch_table(), g, o, assumed, warm_fraction, grid_hold, r.prof);
     if (global_like(s.space)) {
+      m.l1_wavefronts = global_l1_wavefronts(detail::load_wavefronts(p, m.h1, g.arch_table()), p.partial_store_lines,
+                                             store_partial_line_wavefronts(g.arch_table()));
       if (s.mem_op == MemOp::load) {
         ms.global_load_requests += p.requests;
         ms.global_load_sectors += p.sectors;

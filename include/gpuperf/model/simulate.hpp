@@ -122,6 +122,7 @@ class SmSimulator {
     bool memory = false, barrier = false, exit = false, sm_scope = false, controlled = false;
     std::size_t unit = 0;  // UnitTimers class
     double issue_interval = 1, latency = 0, spacing = 1;
+    double l1_hit = 0;  // a global load's L1 hit share (bank_shared loads cost less on hits)
   };
 
  public:
@@ -151,6 +152,7 @@ class SmSimulator {
       op.unit = units_.class_of(i);
       op.issue_interval = d.issue_interval;
       op.latency = rm_.latency[i];
+      if (i < rm_.mem.size() && s.mem_op == MemOp::load) op.l1_hit = rm_.mem[i].h1;
       op.controlled = ctrl_ && s.control.valid;
       if (op.controlled) op.spacing = std::max(1.0, double(s.control.stall));
     }
@@ -161,6 +163,8 @@ class SmSimulator {
     smsp_free_.assign(static_cast<std::size_t>(S_), 0);
     mio_.rate = a.mem("l1_wavefronts_per_cycle");
     partial_cost_ = store_partial_line_wavefronts(a);
+    hit_lines_ = a.mem("l1_lines_per_wavefront");
+    miss_lines_ = a.mem("l1_miss_lines_per_wavefront");
     bar_.latency = a.classes.count("barrier") && a.classes.at("barrier").present && !a.classes.at("barrier").unsupported
                        ? a.classes.at("barrier").latency.value : assume::default_barrier_cycles;
     bar_.per_arrival = a.mem("barrier_arrival_cycles");
@@ -315,6 +319,8 @@ class SmSimulator {
     const bool is_mem = op.memory;
     if (is_mem && d.active_mask) {
       double wf = an_.dyn_wavefronts.empty() ? 1 : std::max<double>(1, an_.dyn_wavefronts[w.pos]);
+      if (!an_.dyn_bank_passes.empty() && an_.dyn_bank_passes[w.pos])
+        wf = global_load_wavefronts(wf, an_.dyn_bank_passes[w.pos], op.l1_hit, hit_lines_, miss_lines_);
       if (!an_.dyn_partial_store.empty() && an_.dyn_partial_store[w.pos]) wf = global_l1_wavefronts(wf, wf, partial_cost_);
       st.mio += mio_.enqueue(t, wf) - t;
       completion = mio_.free + op.latency;
@@ -391,6 +397,7 @@ class SmSimulator {
   UnitTimers units_;
   MioQueue mio_;
   double partial_cost_ = 1;  // L1 wavefronts per partly written store line
+  double hit_lines_ = 1, miss_lines_ = 1;  // lines of a load through L1 a wavefront takes, on hits and on misses
   CtaBarriers bar_;
   bool busiest_round_ = false;
   int total_ctas_ = 0, started_ctas_ = 0, next_smsp_ = 0;

@@ -143,7 +143,7 @@ class SweepBlock {
     RoundModel rm;
     rm.an = &an_;
     rm.desc = pt.s.desc.get();
-    memory_latencies(an_, *pt.s.desc, gpu(i), *pt.s.rates, d, rm.latency);
+    memory_latencies(an_, *pt.s.desc, gpu(i), *pt.s.rates, d, rm.latency, &rm.mem);
     if (pt.s.idle_dram_ratio > 0) memory_latencies(an_, *pt.s.desc, gpu(i), *pt.s.rates, pt.s.idle_dram_ratio * d, rm.idle_latency);
     return summarize_round(rm, gpu(i), pt.s.occupancy, key(k).ctas, pt.s.sim);
   }
