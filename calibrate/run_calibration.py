@@ -464,16 +464,18 @@ def to_table(results, meta, arch):
                  "the model adds it between an SM's CTAs where one is resident at a time (with more, the others run through "
                  "the gap); added to every round it had not helped the validation corpus' train part")
     # L1 request rates (group lsu): a store request over 32 lines, writing 4 B of each, holds the
-    # SM's L1 twice as long as a load over 32 lines (one cycle per line). Across the GPU, L2 takes
+    # SM's L1 twice as long as a load over 32 lines (one cycle per line): a partly written sector
+    # costs a wavefront beside its line's (calibrate/l1_slot_probe.cu: 16 lines of two such
+    # sectors 48 cycles, 8 of four 40). Across the GPU, L2 takes
     # stores one line-write at a time: 4, 8 or 32 lines per request, whole or partial sectors, all
     # reach L2 at the same rate in lines, and stores of whole lines reach it at about half the read
     # rate in sectors (reference only). Both are kept as fractions of the L2 read rate (bandwidth.l2_read) so they
     # carry to GPUs of the arch with another L2 bandwidth.
     st32, ld32 = val("lsu.sm_cycles_per_request_st_lines32_w32"), val("lsu.sm_cycles_per_request_ld_l2_lines32_w32")
     if st32 is not None and ld32 is not None:
-        put("memory", "store_partial_line_wavefronts", st32 / ld32,
+        put("memory", "store_partial_sector_wavefronts", st32 / ld32 - 1,
             note=f"one SM, 32 warps: a 4 B store request over 32 lines takes {st32:g} cycles, a load over 32 lines {ld32:g} "
-                 f"(one per line); per partly written line, in L1 wavefronts")
+                 f"(one per line); per partly written sector beyond its line, in L1 wavefronts")
     l2_read = val("bandwidth.l2_read")
     l2_read_sectors = l2_read / clock_ghz / 32 if l2_read else None  # GB/s -> sectors per SM cycle
     line_rates = [val(f"lsu.gpu_sectors_per_cycle_st_lines{n}_l2") for n in (4, 8, 32)]

@@ -140,9 +140,28 @@ TEST_CASE("L1 wavefronts: one per line a global request touches; a partly writte
   CHECK_FALSE(partial_store(4, 32 * 4));    // 128 B over 4 sectors: all whole
   CHECK_FALSE(partial_store(8, 32 * 8));    // 8 B lanes, coalesced
   CHECK(partial_store(16, 32 * 4));         // every fourth word (one of four scalar stores of a float4)
-  CHECK(global_l1_wavefronts(32, 0, 2.0) == 32);
-  CHECK(global_l1_wavefronts(32, 32, 2.0) == 64);
-  CHECK(global_l1_wavefronts(1, 0, 2.0) == 1);
+  CHECK(global_l1_wavefronts(32, 0, 1.0) == 32);
+  CHECK(global_l1_wavefronts(32, 32, 1.0) == 64);   // 32 lines of one partly written sector: 64.2 cycles measured
+  CHECK(global_l1_wavefronts(16, 32, 1.0) == 48);   // 16 lines of two: 48.0
+  CHECK(global_l1_wavefronts(8, 32, 1.0) == 40);    // 8 lines of four: 40.0 (a wavefront a line would say 16)
+  CHECK(global_l1_wavefronts(1, 0, 1.0) == 1);
+  // Which sectors a store writes in part: a scattered 4 B store all 32; 32 x 4 B from 12 B into
+  // a sector its first and last of five; every other 16 B of four lines all eight.
+  std::uint64_t addr[32];
+  for (unsigned l = 0; l < 32; ++l) addr[l] = 0x10000 + 128ull * l;
+  CHECK(partly_written_sectors(addr, 32, 4) == 32);
+  for (unsigned l = 0; l < 32; ++l) addr[l] = 0x1000c + 4ull * l;
+  CHECK(partly_written_sectors(addr, 32, 4) == 2);
+  for (unsigned l = 0; l < 32; ++l) addr[l] = 0x10000 + 4ull * l;
+  CHECK(partly_written_sectors(addr, 32, 4) == 0);
+  for (unsigned l = 0; l < 16; ++l) addr[l] = 0x10000 + 32ull * l;
+  CHECK(partly_written_sectors(addr, 16, 16) == 16);
+  CHECK(partly_written_sectors(addr, 1, 8) == 1);
+  // From counts: the same requests as sectors and bytes.
+  CHECK(partly_written_sectors_estimate(32, 128) == 32);
+  CHECK(partly_written_sectors_estimate(5, 128) == 2);
+  CHECK(partly_written_sectors_estimate(4, 128) == 0);
+  CHECK(partly_written_sectors_estimate(16, 256) == 16);
 }
 
 TEST_CASE("L2 transfer: stores at most so many line-writes per cycle, the rest at the bandwidth") {
@@ -205,9 +224,9 @@ TEST_CASE("a scattered request costs a wavefront per line, not per four sectors 
   const double store_cycles = 4 * 33 / (0.28 * read_rate);
   CHECK(r.bounds.l2 >= doctest::Approx(store_cycles));
   CHECK(r.bounds.l2 <= doctest::Approx(store_cycles + 4 * 32 / read_rate));
-  const double partial_cost = store_partial_line_wavefronts(g.arch_table());
-  CHECK(partial_cost == doctest::Approx(2.01));
-  const double wavefronts = 4 * (32 + 32 * partial_cost + 1);
+  const double partial_cost = store_partial_sector_wavefronts(g.arch_table());
+  CHECK(partial_cost == doctest::Approx(1.01));
+  const double wavefronts = 4 * (32 + 32 + 32 * partial_cost + 1);  // load, store lines and sectors, coalesced store
   CHECK(r.bounds.l1 == doctest::Approx(wavefronts / g.arch_table().mem("l1_wavefronts_per_cycle")).epsilon(0.01));
 }
 
@@ -371,7 +390,7 @@ TEST_CASE("a trace analysed as it is read: the reader keeps 32 CTAs, and the ana
   CHECK(a.atomics.hot_updates == b.atomics.hot_updates);
   REQUIRE(b.dyn_wavefronts.size() == streamed->dyn.size());
   CHECK(std::equal(b.dyn_wavefronts.begin(), b.dyn_wavefronts.end(), a.dyn_wavefronts.begin()));
-  CHECK(std::equal(b.dyn_partial_store.begin(), b.dyn_partial_store.end(), a.dyn_partial_store.begin()));
+  CHECK(std::equal(b.dyn_partial_sectors.begin(), b.dyn_partial_sectors.end(), a.dyn_partial_sectors.begin()));
   // The same predictions in both model modes.
   for (const char* mode : {"simulation", "bounds"}) {
     PredictOptions o;

@@ -167,8 +167,8 @@ TEST_CASE("arch tables: optional measurements fall back to the schema's default 
   const ArchTable& volta = t->arch("sm_70");
   CHECK(hopper.mem("l2_store_line_rate_fraction") == doctest::Approx(0.28));  // measured on H100 and H200
   CHECK(volta.mem("l2_store_line_rate_fraction") == 0);                       // never measured: the schema's "not modelled"
-  CHECK(hopper.mem("store_partial_line_wavefronts") == doctest::Approx(2.02).epsilon(0.01));
-  CHECK(volta.mem("store_partial_line_wavefronts") == 1);  // the schema's default
+  CHECK(hopper.mem("store_partial_sector_wavefronts") == doctest::Approx(1.01).epsilon(0.01));
+  CHECK(volta.mem("store_partial_sector_wavefronts") == 0);  // the schema's default
   // A table without a defaulted key gets the default; without a required one, an error naming it.
   ArchTable bare;
   CHECK(bare.cachev("sector_bytes") == 32);

@@ -123,9 +123,9 @@ class AddressProfiler {
   // per-instruction costs, into `a`.
   void finish(KernelAnalysis& a) const {
     a.dyn_wavefronts = dyn_wavefronts_;
-    if (!dyn_partial_store_.empty()) {
-      a.dyn_partial_store = dyn_partial_store_;
-      a.dyn_partial_store.resize(a.dyn_wavefronts.size(), false);
+    if (!dyn_partial_sectors_.empty()) {
+      a.dyn_partial_sectors = dyn_partial_sectors_;
+      a.dyn_partial_sectors.resize(a.dyn_wavefronts.size(), 0);
     }
     if (!dyn_bank_passes_.empty()) {
       a.dyn_bank_passes = dyn_bank_passes_;
@@ -158,6 +158,7 @@ class AddressProfiler {
       p.wavefronts = c.wavefronts * p.grid_scale;
       p.partial_store_sectors = c.partial_sectors * p.grid_scale;
       p.partial_store_lines = c.partial_lines * p.grid_scale;
+      p.partly_written_sectors = c.partly_written_sectors * p.grid_scale;
       p.bank_shared_loads.clear();
       for (std::size_t sh = 0; sh < c.shapes.size(); ++sh)
         if (c.shapes[sh])
@@ -168,7 +169,7 @@ class AddressProfiler {
 
  private:
   struct Sums {
-    double requests = 0, sectors = 0, lines = 0, wavefronts = 0, partial_sectors = 0, partial_lines = 0;
+    double requests = 0, sectors = 0, lines = 0, wavefronts = 0, partial_sectors = 0, partial_lines = 0, partly_written_sectors = 0;
     std::vector<std::uint32_t> shapes;  // loads with fewer bank passes than lines: [lines * kShapeLines + passes]
   };
   static constexpr unsigned kShapeLines = 65;  // a request covers at most 64 sectors
@@ -217,10 +218,12 @@ class AddressProfiler {
       }
     }
     if (s.mem_op == MemOp::store && partial_store(c.sectors, double(d.addr_count) * w)) {
+      const unsigned partly = partly_written_sectors(lane, d.addr_count, w);
       if (kept) {
-        if (dyn_partial_store_.size() < dyn_wavefronts_.size()) dyn_partial_store_.resize(dyn_wavefronts_.size(), false);
-        dyn_partial_store_[di] = true;
+        if (dyn_partial_sectors_.size() < dyn_wavefronts_.size()) dyn_partial_sectors_.resize(dyn_wavefronts_.size(), 0);
+        dyn_partial_sectors_[di] = static_cast<std::uint8_t>(std::min(255u, partly));
       }
+      sum.partly_written_sectors += partly;
       sum.partial_sectors += c.sectors;
       sum.partial_lines += c.lines;
     }
@@ -351,7 +354,7 @@ class AddressProfiler {
   std::vector<PcStats> pcs_;  // the profile parts, per PC
   std::vector<Sums> sums_;     // the counts, per PC (unscaled)
   std::vector<std::uint8_t> dyn_wavefronts_;
-  std::vector<bool> dyn_partial_store_;
+  std::vector<std::uint8_t> dyn_partial_sectors_;
   std::vector<std::uint8_t> dyn_bank_passes_;
   std::vector<std::int8_t> through_l1_;  // per PC: -1 not yet known
   std::vector<std::uint64_t> sectors_;  // the window's coalesced sectors

@@ -84,6 +84,8 @@ inline void static_counts(const Kernel& k, KernelAnalysis& a) {
           if (s.mem_op == MemOp::store && partial_store(p.sectors, p.thread_exec * std::max(1u, s.access_bits / 8))) {
             p.partial_store_sectors = p.sectors;
             p.partial_store_lines = p.lines;
+            if (p.requests > 0)
+              p.partly_written_sectors = p.requests * partly_written_sectors_estimate(p.sectors / p.requests, p.thread_exec * std::max(1u, s.access_bits / 8) / p.requests);
           }
         }
       }

@@ -10,8 +10,8 @@ namespace gpuperf {
 
 // L1 wavefronts a partly written store line holds the SM's path to L2 for (the arch table's
 // measurement; 1, no more than any line, where none was measured).
-inline double store_partial_line_wavefronts(const ArchTable& a) {
-  return a.mem("store_partial_line_wavefronts");
+inline double store_partial_sector_wavefronts(const ArchTable& a) {
+  return a.mem("store_partial_sector_wavefronts");
 }
 
 namespace bound {

@@ -34,6 +34,7 @@ struct PcStats {
   std::vector<LoadShape> bank_shared_loads;  // global loads with addresses (memory_rates prices them per GPU)
   // Stores that write their sectors only in part (byte-masked writes to L2): their sectors and lines.
   double partial_store_sectors = 0, partial_store_lines = 0;
+  double partly_written_sectors = 0;  // of those sectors, the ones written in part (each costs L1 a wavefront more)
   // Reuse profiles (global memory ops with addresses only).
   std::uint64_t l1_hist[ReuseProfiler::kBuckets] = {0};
   // The part of l1_hist whose previous access to the sector came from another warp of the CTA.
@@ -120,7 +121,8 @@ struct KernelAnalysis {
   // per dynamic instruction: a global load's L1 bank passes where fewer than its lines (0
   // elsewhere); empty when there are none
   std::vector<std::uint8_t> dyn_bank_passes;
-  std::vector<bool> dyn_partial_store;  // per dynamic instruction: a store writing its lines in part; empty when there are none
+  // per dynamic instruction: the sectors a store writes in part (0 for any other); empty when there are none
+  std::vector<std::uint8_t> dyn_partial_sectors;
   AtomicProfile atomics;
   // CTAs available for simulation: each a list of warp indices into kernel->warps.
   std::vector<std::vector<std::uint32_t>> ctas;

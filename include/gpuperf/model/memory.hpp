@@ -46,12 +46,49 @@ inline Coalesced coalesce(const std::uint64_t* addr, unsigned n, unsigned width,
 // average over the request): L1 then hands each of its lines to L2 as a byte-masked write.
 inline bool partial_store(double sectors, double bytes) { return bytes < 32.0 * sectors; }
 
+// The sectors a store request writes in part (fewer than 32 of their bytes), from its lanes'
+// distinct addresses: a coalesced store that starts mid-sector writes its first and last in
+// part, a scattered 4 B store every one.
+inline unsigned partly_written_sectors(const std::uint64_t* addr, unsigned n, unsigned width) {
+  std::uint64_t a[64];
+  n = std::min(n, 64u);
+  std::copy(addr, addr + n, a);
+  std::sort(a, a + n);
+  n = static_cast<unsigned>(std::unique(a, a + n) - a);
+  const std::uint64_t w = width ? width : 1;
+  unsigned partial = 0;
+  std::uint64_t sector = ~0ull, bytes = 0;
+  for (unsigned i = 0; i < n; ++i)
+    for (std::uint64_t b = a[i], end = a[i] + w; b < end;) {
+      const std::uint64_t s = b >> 5, upto = std::min(end, (s + 1) << 5);
+      if (s != sector) {
+        if (sector != ~0ull && bytes < 32) ++partial;
+        sector = s;
+        bytes = 0;
+      }
+      bytes += upto - b;
+      b = upto;
+    }
+  if (sector != ~0ull && bytes < 32) ++partial;
+  return partial;
+}
+
+// The same from counts alone: a request of `sectors` sectors that writes `bytes` lacks
+// sectors - bytes / 32 sectors' worth; each lacking sector's bytes fall short in at most two
+// sectors (a coalesced store that starts mid-sector), all of them where lanes scatter.
+inline double partly_written_sectors_estimate(double sectors, double bytes) {
+  if (!partial_store(sectors, bytes)) return 0;
+  return std::min(sectors, 2 * std::ceil(sectors - bytes / 32));
+}
+
 // L1 wavefronts of a global request: one per 128 B line it touches (calibrate group lsu:
-// requests over 1, 4, 8 and 32 lines take a cycle per line, loads, hits, misses and reductions
-// alike); a store's partly written lines hold the SM's path to L2 `partial_cost` wavefronts
-// each (measured: 2 on H100).
-inline double global_l1_wavefronts(double lines, double partial_lines, double partial_cost) {
-  return std::max(lines, partial_cost * partial_lines);
+// requests over 1, 4, 8 and 32 lines on one bank take a cycle per line, loads, hits, misses and
+// reductions alike; loads on several banks cost less, global_load_wavefronts); a store's partly
+// written sectors hold the SM's path to L2 `sector_cost` wavefronts each beyond their lines'
+// (calibrate/l1_slot_probe.cu: 32, 16 and 8 lines of 1, 2 and 4 such sectors take 64, 48 and 40
+// cycles).
+inline double global_l1_wavefronts(double lines, double partial_sectors, double sector_cost) {
+  return lines + sector_cost * partial_sectors;
 }
 
 // L1 wavefronts of a global load through L1 over `lines` lines with `passes` data-bank passes,

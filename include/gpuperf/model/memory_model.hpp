@@ -269,8 +269,8 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
     const auto& p = an.pcs[i];
     PcMemory& m = r.mem[i] = detail::pc_rates(s, p, g.arch_table(), g, o, assumed, warm_fraction, grid_hold, r.prof);
     if (global_like(s.space)) {
-      m.l1_wavefronts = global_l1_wavefronts(detail::load_wavefronts(p, m.h1, g.arch_table()), p.partial_store_lines,
-                                             store_partial_line_wavefronts(g.arch_table()));
+      m.l1_wavefronts = global_l1_wavefronts(detail::load_wavefronts(p, m.h1, g.arch_table()), p.partly_written_sectors,
+                                             store_partial_sector_wavefronts(g.arch_table()));
       if (s.mem_op == MemOp::load) {
         ms.global_load_requests += p.requests;
         ms.global_load_sectors += p.sectors;
