@@ -590,10 +590,10 @@ TEST_CASE("L1 bank passes of a global load: per 4 B bank, the distinct lines its
   CHECK(global_bank_passes(run, 32, 4, 2) == 1);
   CHECK(global_bank_passes(run, 1, 4, 1) == 1);
   // A request's cost: the more of its passes and its lines over the rate, on hits and misses.
-  CHECK(global_load_wavefronts(32, 1, 1.0, 3.15, 2.57) == doctest::Approx(32 / 3.15));
-  CHECK(global_load_wavefronts(32, 1, 0.0, 3.15, 2.57) == doctest::Approx(32 / 2.57));
-  CHECK(global_load_wavefronts(32, 16, 1.0, 3.15, 2.57) == 16);
-  CHECK(global_load_wavefronts(32, 32, 0.5, 3.15, 2.57) == 32);
+  CHECK(global_load_wavefronts(32, 1, 1.0, 3.15, 2.56) == doctest::Approx(32 / 3.15));
+  CHECK(global_load_wavefronts(32, 1, 0.0, 3.15, 2.56) == doctest::Approx(32 / 2.56));
+  CHECK(global_load_wavefronts(32, 16, 1.0, 3.15, 2.56) == 16);
+  CHECK(global_load_wavefronts(32, 32, 0.5, 3.15, 2.56) == 32);
   // Lines hit independently: half the sectors hitting leave a 2-line request all-hit a quarter of the time.
   CHECK(global_load_wavefronts(2, 1, 0.5, 2, 1) == doctest::Approx(0.25 * 1 + 0.75 * 2));
   // Unmeasured (1 line a wavefront): a wavefront a line, as before.

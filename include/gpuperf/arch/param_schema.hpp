@@ -62,7 +62,7 @@ inline const std::vector<ParamSpec>& param_schema() {
       {S::memory, "l1_lines_per_wavefront", "lines of a global load hitting L1, per wavefront", 1, 32, U::defaulted, 1,
        "estimated: without a measurement every line of a load costs a wavefront, as the lsu group measured with all lanes on one bank (measured 3.15 on sm_90 only)"},
       {S::memory, "l1_miss_lines_per_wavefront", "lines of a global load missing L1 (filling it), per wavefront", 1, 32, U::defaulted, 1,
-       "estimated: without a measurement every line of a load costs a wavefront (measured 2.57 on sm_90 only)"},
+       "estimated: without a measurement every line of a load costs a wavefront (measured 2.56 on sm_90 only)"},
       {S::memory, "store_partial_sector_wavefronts", "L1 wavefronts per partly written sector, beyond its line's", 0, 8, U::defaulted, 0,
        "estimated: without a measurement a partly written store line costs what a load line costs (measured 1.0 a sector more on sm_90 only)"},
       {S::memory, "l2_store_line_rate_fraction", "of the L2 read rate in sectors", 0.01, 1, U::defaulted, 0,

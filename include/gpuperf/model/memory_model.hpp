@@ -144,8 +144,8 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
   return m;
 }
 
-// The L1 wavefronts of a PC's requests before partly written store lines: a wavefront a line,
-// but for loads whose lanes share bank passes across lines, `h1` of them hitting.
+// The L1 wavefronts of a PC's requests before its stores' partly written sectors: a wavefront a
+// line, but for loads whose lines share bank passes, at the PC's sector hit rate `h1`.
 inline double load_wavefronts(const PcStats& p, double h1, const ArchTable& a) {
   double saved = 0;
   const double hit_lines = a.mem("l1_lines_per_wavefront"), miss_lines = a.mem("l1_miss_lines_per_wavefront");

@@ -122,7 +122,7 @@ class SmSimulator {
     bool memory = false, barrier = false, exit = false, sm_scope = false, controlled = false;
     std::size_t unit = 0;  // UnitTimers class
     double issue_interval = 1, latency = 0, spacing = 1;
-    double l1_hit = 0;  // a global load's L1 hit share (bank_shared loads cost less on hits)
+    double l1_hit = 0;  // a global load's L1 sector hit rate (a load whose lines share bank passes costs less where they all hit)
   };
 
  public:
