@@ -224,7 +224,7 @@ TEST_CASE("a scattered request costs a wavefront per line, not per four sectors 
   const double store_cycles = 4 * 33 / (0.28 * read_rate);
   CHECK(r.bounds.l2 >= doctest::Approx(store_cycles));
   CHECK(r.bounds.l2 <= doctest::Approx(store_cycles + 4 * 32 / read_rate));
-  const double partial_cost = store_partial_sector_wavefronts(g.arch_table());
+  const double partial_cost = l1_request_costs(g.arch_table()).partial_sector_wavefronts;
   CHECK(partial_cost == doctest::Approx(1.01));
   const double wavefronts = 4 * (32 + 32 + 32 * partial_cost + 1);  // load, store lines and sectors, coalesced store
   CHECK(r.bounds.l1 == doctest::Approx(wavefronts / g.arch_table().mem("l1_wavefronts_per_cycle")).epsilon(0.01));

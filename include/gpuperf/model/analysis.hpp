@@ -81,11 +81,11 @@ inline void static_counts(const Kernel& k, KernelAnalysis& a) {
           p.lines = s.l1_tag_requests ? std::max(p.requests, static_cast<double>(s.l1_tag_requests))
                                       : std::max(p.requests, std::ceil(p.sectors / 4));
           p.wavefronts = p.lines;
-          if (s.mem_op == MemOp::store && partial_store(p.sectors, p.thread_exec * std::max(1u, s.access_bits / 8))) {
+          const double bytes = p.thread_exec * std::max(1u, s.access_bits / 8);
+          if (s.mem_op == MemOp::store && partial_store(p.sectors, bytes)) {
             p.partial_store_sectors = p.sectors;
             p.partial_store_lines = p.lines;
-            if (p.requests > 0)
-              p.partly_written_sectors = p.requests * partly_written_sectors_estimate(p.sectors / p.requests, p.thread_exec * std::max(1u, s.access_bits / 8) / p.requests);
+            if (p.requests > 0) p.partly_written_sectors = p.requests * partly_written_sectors_estimate(p.sectors / p.requests, bytes / p.requests);
           }
         }
       }

@@ -8,10 +8,15 @@
 
 namespace gpuperf {
 
-// L1 wavefronts a partly written store line holds the SM's path to L2 for (the arch table's
-// measurement; 1, no more than any line, where none was measured).
-inline double store_partial_sector_wavefronts(const ArchTable& a) {
-  return a.mem("store_partial_sector_wavefronts");
+// What the SM's L1 takes for a global request (the arch table's measurements, read once per
+// prediction; where none was measured a wavefront a line and nothing more): lines of a load a
+// wavefront takes where they all hit and where one misses, and the wavefronts a partly written
+// store sector adds to its line's.
+struct L1RequestCosts {
+  double hit_lines_per_wavefront = 1, miss_lines_per_wavefront = 1, partial_sector_wavefronts = 0;
+};
+inline L1RequestCosts l1_request_costs(const ArchTable& a) {
+  return {a.mem("l1_lines_per_wavefront"), a.mem("l1_miss_lines_per_wavefront"), a.mem("store_partial_sector_wavefronts")};
 }
 
 namespace bound {

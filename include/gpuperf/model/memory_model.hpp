@@ -146,10 +146,10 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
 
 // The L1 wavefronts of a PC's requests before its stores' partly written sectors: a wavefront a
 // line, but for loads whose lines share bank passes, at the PC's sector hit rate `h1`.
-inline double load_wavefronts(const PcStats& p, double h1, const ArchTable& a) {
+inline double load_wavefronts(const PcStats& p, double h1, const L1RequestCosts& c) {
   double saved = 0;
-  const double hit_lines = a.mem("l1_lines_per_wavefront"), miss_lines = a.mem("l1_miss_lines_per_wavefront");
-  for (const auto& s : p.bank_shared_loads) saved += s.requests * (s.lines - global_load_wavefronts(s.lines, s.passes, h1, hit_lines, miss_lines));
+  for (const auto& s : p.bank_shared_loads)
+    saved += s.requests * (s.lines - global_load_wavefronts(s.lines, s.passes, h1, c.hit_lines_per_wavefront, c.miss_lines_per_wavefront));
   return std::max(0.0, p.wavefronts - saved);
 }
 
@@ -263,14 +263,14 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
     ms.rates_profiled_on = k.profiled_traffic.gpu.empty() ? "the profiled GPU" : k.profiled_traffic.gpu;
     ms.profiled_l2_ratio = r.prof.l2_ratio;
   }
+  const L1RequestCosts l1_costs = l1_request_costs(g.arch_table());
   double l1_hits_w = 0, l2_hits_w = 0, l1_w = 0, l2_w = 0, own_dirty_sectors = 0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
     const auto& p = an.pcs[i];
     PcMemory& m = r.mem[i] = detail::pc_rates(s, p, g.arch_table(), g, o, assumed, warm_fraction, grid_hold, r.prof);
     if (global_like(s.space)) {
-      m.l1_wavefronts = global_l1_wavefronts(detail::load_wavefronts(p, m.h1, g.arch_table()), p.partly_written_sectors,
-                                             store_partial_sector_wavefronts(g.arch_table()));
+      m.l1_wavefronts = global_l1_wavefronts(detail::load_wavefronts(p, m.h1, l1_costs), p.partly_written_sectors, l1_costs.partial_sector_wavefronts);
       if (s.mem_op == MemOp::load) {
         ms.global_load_requests += p.requests;
         ms.global_load_sectors += p.sectors;

@@ -162,9 +162,7 @@ class SmSimulator {
     place_warps(ctas);
     smsp_free_.assign(static_cast<std::size_t>(S_), 0);
     mio_.rate = a.mem("l1_wavefronts_per_cycle");
-    partial_cost_ = store_partial_sector_wavefronts(a);
-    hit_lines_ = a.mem("l1_lines_per_wavefront");
-    miss_lines_ = a.mem("l1_miss_lines_per_wavefront");
+    l1_costs_ = l1_request_costs(a);
     bar_.latency = a.classes.count("barrier") && a.classes.at("barrier").present && !a.classes.at("barrier").unsupported
                        ? a.classes.at("barrier").latency.value : assume::default_barrier_cycles;
     bar_.per_arrival = a.mem("barrier_arrival_cycles");
@@ -320,8 +318,8 @@ class SmSimulator {
     if (is_mem && d.active_mask) {
       double wf = an_.dyn_wavefronts.empty() ? 1 : std::max<double>(1, an_.dyn_wavefronts[w.pos]);
       if (!an_.dyn_bank_passes.empty() && an_.dyn_bank_passes[w.pos])
-        wf = global_load_wavefronts(wf, an_.dyn_bank_passes[w.pos], op.l1_hit, hit_lines_, miss_lines_);
-      if (!an_.dyn_partial_sectors.empty()) wf = global_l1_wavefronts(wf, an_.dyn_partial_sectors[w.pos], partial_cost_);
+        wf = global_load_wavefronts(wf, an_.dyn_bank_passes[w.pos], op.l1_hit, l1_costs_.hit_lines_per_wavefront, l1_costs_.miss_lines_per_wavefront);
+      if (!an_.dyn_partial_sectors.empty()) wf = global_l1_wavefronts(wf, an_.dyn_partial_sectors[w.pos], l1_costs_.partial_sector_wavefronts);
       st.mio += mio_.enqueue(t, wf) - t;
       completion = mio_.free + op.latency;
     }
@@ -396,8 +394,7 @@ class SmSimulator {
   std::size_t index_of(const Warp& w) const { return static_cast<std::size_t>(&w - warps_.data()); }
   UnitTimers units_;
   MioQueue mio_;
-  double partial_cost_ = 0;  // L1 wavefronts per partly written store sector, beyond its line's
-  double hit_lines_ = 1, miss_lines_ = 1;  // lines of a load through L1 a wavefront takes, on hits and on misses
+  L1RequestCosts l1_costs_;
   CtaBarriers bar_;
   bool busiest_round_ = false;
   int total_ctas_ = 0, started_ctas_ = 0, next_smsp_ = 0;
