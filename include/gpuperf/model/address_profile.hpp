@@ -100,15 +100,21 @@ class AddressProfiler {
     for (auto w : warps)
       for (std::uint64_t di = k.warps[w].begin; di < k.warps[w].end; ++di) count(k, di, kept_dyn, first);
     for (auto& c : ctas) atomics(k, c);
+    // L1 per CTA; each CTA's first touch of a sector is marked, and the CTAs touching each
+    // sector counted, for the L2 pass to tell the loads that another CTA's fetch may serve.
+    first_in_cta_.assign(sectors_.size(), 0);
+    sharers_ = LastUseMap();
     for (auto& c : ctas) {
       ReuseProfiler l1;
       profile(k, c, l1, true, first);
     }
+    window_sharers_ = ctas.size();
     // The sample's accumulation curve: the distinct sectors of the window's first half of CTAs
     // beside those of all of them. Used for a one-window trace only (a sample of a grid), so
     // followed in the first window only: a long trace pays for no more.
     ++windows_;
     window_ctas_ = ctas.size();
+    if (windows_ == 1) first_window_ctas_ = ctas.size();
     first_half_.clear();
     if (windows_ == 1)
       for (std::size_t c = 0; c < ctas.size() / 2; ++c) first_half_.insert(ctas[c].begin(), ctas[c].end());
@@ -123,6 +129,8 @@ class AddressProfiler {
   // per-instruction costs, into `a`.
   void finish(KernelAnalysis& a) const {
     a.dyn_wavefronts = dyn_wavefronts_;
+    a.profile_window_ctas = first_window_ctas_;
+    a.l1_shared_scale = windows_ == 1 && first_window_ctas_ > 1 ? double(first_window_ctas_) / double(first_window_ctas_ - 1) : 1.0;
     if (!dyn_partial_sectors_.empty()) {
       a.dyn_partial_sectors = dyn_partial_sectors_;
       a.dyn_partial_sectors.resize(a.dyn_wavefronts.size(), 0);
@@ -136,6 +144,7 @@ class AddressProfiler {
       const auto& q = pcs_[i];
       std::copy(std::begin(q.l1_hist), std::end(q.l1_hist), std::begin(p.l1_hist));
       std::copy(std::begin(q.l1_sibling_hist), std::end(q.l1_sibling_hist), std::begin(p.l1_sibling_hist));
+      std::copy(std::begin(q.l1_shared_hist), std::end(q.l1_shared_hist), std::begin(p.l1_shared_hist));
       std::copy(std::begin(q.l2_hist), std::end(q.l2_hist), std::begin(p.l2_hist));
       std::copy(std::begin(q.l2_pair_fill_hist), std::end(q.l2_pair_fill_hist), std::begin(p.l2_pair_fill_hist));
       p.l1_cold = q.l1_cold;
@@ -324,6 +333,18 @@ class AddressProfiler {
         std::int64_t dist = l1 ? rp.access(secs[j], warp, previous_warp) : rp.access(secs[j]);
         if (dist < 0) (l1 ? p.l1_cold : p.l2_cold)++;
         else (l1 ? p.l1_hist : p.l2_hist)[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
+        if (l1 && dist < 0) {
+          first_in_cta_[begin_[at] + j] = 1;
+          std::uint64_t& n = sharers_.slot(secs[j]);
+          n = (n + 1) | kMark;
+        } else if (!l1 && load && dist >= 0 && first_in_cta_[begin_[at] + j] && window_sharers_ >= kMinSharers &&
+                   (sharers_.find(secs[j]) & ~kMark) >= window_sharers_) {
+          // The CTA's first touch of a sector that every CTA of the window touches (a table, a
+          // tree's top, a vector all rows read): in the grid it is data the CTAs resident on an
+          // SM, and those before them, all read, found in L1 when it is held that long. Its
+          // distance is the window's, which interleaves window_sharers_ CTAs: per CTA, as l1_hist.
+          p.l1_shared_hist[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist) / window_sharers_)]++;
+        }
         if (!l1 && dist < 0) {
           // A first touch: its 64 B neighbour may be in L2 already, fetched by an earlier
           // request's load (one in this request arrives with it; a store fetches nothing).
@@ -359,12 +380,19 @@ class AddressProfiler {
   std::vector<std::int8_t> through_l1_;  // per PC: -1 not yet known
   std::vector<std::uint64_t> sectors_;  // the window's coalesced sectors
   std::vector<std::size_t> begin_;
+  // Sectors shared by the whole window: only where it holds enough CTAs to tell data every CTA
+  // reads from data neighbours share (a window is consecutive CTAs, which run on different SMs).
+  static constexpr std::size_t kMinSharers = 4;
+  static constexpr std::uint64_t kMark = std::uint64_t(1) << 63;  // LastUseMap's slots are never 0
+  std::vector<std::uint8_t> first_in_cta_;  // per window sector: the CTA's first touch (L1 pass)
+  LastUseMap sharers_;                     // sector -> the window's CTAs that touched it (| kMark)
+  std::size_t window_sharers_ = 0;         // the window's CTAs, once the L1 passes counted them
   ReuseProfiler l2_;
   std::unordered_set<std::uint64_t> written_;  // sectors stored to so far (L2 profile)
   std::unordered_set<std::uint64_t> stored_first_;  // sectors a store touched first (L2 profile): not fetched
   std::unordered_set<std::uint32_t> first_half_;  // warps of the window's first half of CTAs
   std::unordered_set<std::uint64_t> first_half_touched_;  // sectors those warps touched
-  std::size_t windows_ = 0, window_ctas_ = 0;
+  std::size_t windows_ = 0, window_ctas_ = 0, first_window_ctas_ = 0;
   std::unordered_map<std::uint64_t, double> word_updates_, line_passes_;
   double per_cta_distinct_ = 0, atomic_ints_ = 0, atomic_floats_ = 0, atomic_updates_ = 0;
   std::uint64_t lowest_word_ = UINT64_MAX, highest_word_ = 0;  // the traced atomics' address extent, in words

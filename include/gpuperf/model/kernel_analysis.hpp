@@ -39,6 +39,9 @@ struct PcStats {
   std::uint64_t l1_hist[ReuseProfiler::kBuckets] = {0};
   // The part of l1_hist whose previous access to the sector came from another warp of the CTA.
   std::uint64_t l1_sibling_hist[ReuseProfiler::kBuckets] = {0};
+  // Of the L1 first touches (l1_cold), loads of sectors every CTA reads (AddressProfiler), by
+  // reuse distance per CTA since another CTA's access: L1 hits where the SM still holds them.
+  std::uint64_t l1_shared_hist[ReuseProfiler::kBuckets] = {0};
   std::uint64_t l2_hist[ReuseProfiler::kBuckets] = {0};
   std::uint64_t l1_cold = 0, l2_cold = 0;
   // Loads' first touches (counted in l2_cold) whose neighbour in the sector's aligned 64 B pair
@@ -53,6 +56,12 @@ struct PcStats {
   std::uint64_t l2_cold_first_half = 0;
   double l2_cold_growth = 1;
   bool has_profile = false;
+  // Accesses the L1 reuse profiles saw at this PC (first touches and reuses).
+  double l1_profiled() const {
+    double n = static_cast<double>(l1_cold);
+    for (auto h : l1_hist) n += static_cast<double>(h);
+    return n;
+  }
   // Accesses the L2 reuse profile saw at this PC (first touches and reuses).
   double l2_profiled() const {
     double n = static_cast<double>(l2_cold);
@@ -124,6 +133,12 @@ struct KernelAnalysis {
   // per dynamic instruction: the sectors a store writes in part (0 for any other); empty when there are none
   std::vector<std::uint8_t> dyn_partial_sectors;
   AtomicProfile atomics;
+  // CTAs of the first address-profile window: consecutive CTAs whose shared sectors
+  // PcStats::l1_shared_hist holds (0: none profiled)
+  std::size_t profile_window_ctas = 0;
+  // l1_shared_hist's CTAs over those it counts: a one-window profile leaves out the window's
+  // first CTA to touch each sector, which in the grid stands for CTAs that find it like the rest
+  double l1_shared_scale = 1;
   // CTAs available for simulation: each a list of warp indices into kernel->warps.
   std::vector<std::vector<std::uint32_t>> ctas;
 };

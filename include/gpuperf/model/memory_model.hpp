@@ -16,6 +16,7 @@
 #include "gpuperf/model/occupancy.hpp"
 #include "gpuperf/model/prediction.hpp"
 #include "gpuperf/model/profiled_traffic.hpp"
+#include "gpuperf/model/waves.hpp"
 
 namespace gpuperf {
 
@@ -23,6 +24,8 @@ namespace gpuperf {
 struct PcMemory {
   double h1 = 0, h2 = 0;       // L1 hit, L2 hit given an L1 miss
   double h1_in_flight = 0;     // the part of h1 that finds its sector still being fetched
+  double h1_shared = 0;        // the part of h1 that finds a sector another CTA of the SM fetched
+  double h1_shared_in_flight = 0;  // ... and the part that finds it still being fetched
   // L1 misses that miss in L2 for traffic but find their sector there for latency: a 64 B
   // fill brought it with its neighbour's miss (calibrate/dram_locality_probe.cu).
   double h2_pair_fill = 0;
@@ -53,14 +56,51 @@ inline double l1_capacity_bytes(const ArchTable& a, const Occupancy& o) {
   return std::max(16.0, combined - o.shared_config_kib) * 1024.0;
 }
 
+// How the CTAs of an SM share its L1. The reuse profile follows one CTA; the CTAs resident
+// beside it interleave their own sectors, which stretches its reuse distances by as many: each
+// sees its share of the L1. Sectors every CTA reads (PcStats::l1_shared_hist) are found in L1
+// by all but the first CTA on an SM: as L1 hits by those that start after it arrived, in flight
+// by those resident with it from the start.
+struct L1Sharing {
+  double bytes_per_cta = 0;   // the L1 one CTA's reuse profile sees
+  // Per access l1_shared_hist counts: the share of an SM's CTAs that find the sector another
+  // one fetched, and of those the share that start after the fetch completed (both scaled by
+  // KernelAnalysis::l1_shared_scale).
+  double after_first = 0, after_fetch = 0;
+  bool operator==(const L1Sharing& o) const { return bytes_per_cta == o.bytes_per_cta && after_first == o.after_first && after_fetch == o.after_fetch; }
+};
+
+//
+// A window of consecutive CTAs within one row of a grid of several rows may share a sector as a
+// row (a tile's row of a matrix): the SM holds CTAs about `sms` apart in the grid, of the same
+// row only where the row is longer (HeCBench floydwarshall, 64 x 64 CTAs: 26 % of its loads hit
+// L1, not the 49 % a grid-wide sharing would give).
+inline L1Sharing l1_sharing(const KernelAnalysis& an, const GpuSpec& g, const Occupancy& o) {
+  const Dim3& grid = an.kernel->launch.grid;
+  const Waves w = place_rounds(static_cast<double>(grid.count()), g.sms, o.blocks_per_sm);
+  const double resident = std::max(1, w.round_ctas()), per_sm = std::ceil(w.per_sm);
+  L1Sharing l;
+  l.bytes_per_cta = l1_capacity_bytes(g.arch_table(), o) / resident;
+  if (per_sm > 1) {
+    const double row = static_cast<double>(grid.x);
+    const bool one_row = static_cast<double>(grid.count()) > row && static_cast<double>(an.profile_window_ctas) <= row;
+    const double same_row = one_row ? std::max(0.0, row - g.sms) / row : 1.0;
+    const double share = same_row * an.l1_shared_scale;
+    l.after_first = share * (per_sm - 1) / per_sm;
+    l.after_fetch = share * std::max(0.0, per_sm - resident) / per_sm;
+  }
+  return l;
+}
+
 // Hit rates and traffic of one PC (what depends on the cache sizes, never on a latency).
 // warm_fraction: share of first-touch (cold) L2 misses that hit because the data are
 // resident from a previous launch (0 for cold runs).
 // grid_hold: share of the grid's cross-CTA reuses the L2 still holds (grid_reuse_hold).
 // prof: hit rates from the input's profiled memory counters (counts-only inputs), used where
 // the PC has no reuse profile of its own.
+// l1: how the SM's CTAs share its L1 (l1_sharing).
 inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable& a, const GpuSpec& g, const Occupancy& o, bool& assumed,
-                         double warm_fraction, double grid_hold, const ProfiledRates& prof) {
+                         double warm_fraction, double grid_hold, const ProfiledRates& prof, const L1Sharing& l1) {
   PcMemory m;
   if (!global_like(s.space)) return m;
   const bool is_store = s.mem_op == MemOp::store;
@@ -68,7 +108,18 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
   if (!p.has_profile && p.requests == 0) return m;  // no access (never run, or no active lane): nothing to assume
   if (p.has_profile) {
     double block = a.cachev("sector_bytes");
-    double h1 = is_store || is_atomic ? 0 : hit_rate(p.l1_hist, p.l1_cold, l1_capacity_bytes(a, o), block, a.cachev("l1_assoc"));
+    double h1 = 0;
+    if (!is_store && !is_atomic) {
+      // Its own reuses, and its first touches of sectors every CTA reads, by distance per CTA.
+      const double accesses = p.l1_profiled();
+      const double own = expected_hits(p.l1_hist, l1.bytes_per_cta, block, a.cachev("l1_assoc"));
+      const double shared = expected_hits(p.l1_shared_hist, l1.bytes_per_cta, block, a.cachev("l1_assoc"));
+      if (accesses > 0) {
+        h1 = std::min(1.0, (own + shared * l1.after_first) / accesses);
+        m.h1_shared = std::min(h1, shared * l1.after_fetch / accesses);
+        m.h1_shared_in_flight = std::min(h1 - m.h1_shared, shared * (l1.after_first - l1.after_fetch) / accesses);
+      }
+    }
     double h2all = hit_rate(p.l2_hist, p.l2_cold, g.l2_bytes, block, a.cachev("l2_assoc"));
     double total = p.l2_profiled();
     // A sample's first touches of sectors that the grid's untraced CTAs share: of the PC's
@@ -196,7 +247,14 @@ inline double pc_latency(const StaticInstr& s, const PcStats& p, const InstrDesc
   const double l2_found = std::min(1.0, h2 + m.h2_pair_fill);
   const double miss = l2_found * (g.l2_hit_latency + l2_wide) + (1 - l2_found) * dram_latency * dram_wide;
   const double in_flight = std::min(m.h1_in_flight, h1);
-  return (h1 - in_flight) * g.l1_hit_latency + in_flight * std::max(g.l1_hit_latency, miss) + (1 - h1) * miss;
+  // An in-flight hit waits for its CTA's first touch of the sector, which another CTA of the
+  // SM may have fetched already (h1_shared: an L1 hit).
+  const double first_touches = p.has_profile ? static_cast<double>(p.l1_cold) / std::max(1.0, p.l1_profiled()) : 0.0;
+  const double fetched = first_touches > 0 ? std::clamp(m.h1_shared / first_touches, 0.0, 1.0) : 0.0;
+  const double first_touch = fetched * g.l1_hit_latency + (1 - fetched) * miss;
+  const double shared_in_flight = std::min(m.h1_shared_in_flight, h1 - in_flight);
+  return (h1 - in_flight - shared_in_flight) * g.l1_hit_latency + in_flight * std::max(g.l1_hit_latency, first_touch) +
+         shared_in_flight * std::max(g.l1_hit_latency, miss) + (1 - h1) * miss;
 }
 
 }  // namespace detail
@@ -264,11 +322,12 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
     ms.profiled_l2_ratio = r.prof.l2_ratio;
   }
   const L1RequestCosts l1_costs = l1_request_costs(g.arch_table());
+  const detail::L1Sharing l1 = detail::l1_sharing(an, g, o);
   double l1_hits_w = 0, l2_hits_w = 0, l1_w = 0, l2_w = 0, own_dirty_sectors = 0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
     const auto& p = an.pcs[i];
-    PcMemory& m = r.mem[i] = detail::pc_rates(s, p, g.arch_table(), g, o, assumed, warm_fraction, grid_hold, r.prof);
+    PcMemory& m = r.mem[i] = detail::pc_rates(s, p, g.arch_table(), g, o, assumed, warm_fraction, grid_hold, r.prof, l1);
     if (global_like(s.space)) {
       m.l1_wavefronts = global_l1_wavefronts(detail::load_wavefronts(p, m.h1, l1_costs), p.partly_written_sectors, l1_costs.partial_sector_wavefronts);
       if (s.mem_op == MemOp::load) {

@@ -65,11 +65,12 @@ struct RatesKey {
   std::uint64_t tables_id = 0;
   std::string arch;
   int shared_config_kib = 0;
+  L1Sharing l1;
   double l2_bytes = 0, warm_fraction = 0;
   bool cold_l2 = false;
   bool operator==(const RatesKey& o) const {
-    return tables_id == o.tables_id && arch == o.arch && shared_config_kib == o.shared_config_kib && l2_bytes == o.l2_bytes &&
-           warm_fraction == o.warm_fraction && cold_l2 == o.cold_l2;
+    return tables_id == o.tables_id && arch == o.arch && shared_config_kib == o.shared_config_kib && l1 == o.l1 &&
+           l2_bytes == o.l2_bytes && warm_fraction == o.warm_fraction && cold_l2 == o.cold_l2;
   }
 };
 
@@ -115,7 +116,7 @@ class Predictor {
 
   // Per-PC hit rates and traffic on g (model/memory_model.hpp), cached.
   std::shared_ptr<const MemoryRates> memory_rates(const GpuSpec& g, const Occupancy& o, double warm_fraction, bool cold_l2) const {
-    detail::RatesKey key{g.tables->id(), g.arch, o.shared_config_kib, g.l2_bytes, warm_fraction, cold_l2};
+    detail::RatesKey key{g.tables->id(), g.arch, o.shared_config_kib, detail::l1_sharing(*an_, g, o), g.l2_bytes, warm_fraction, cold_l2};
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (auto& [k, v] : rates_cache_)

@@ -109,7 +109,7 @@ inline std::string hit_rate_basis(const MemoryStats& m) {
     return basis;
   }
   return m.hit_rates_assumed ? "assumed: the input has no addresses (every requested sector is fetched once from DRAM, except sectors shared by loads with the same base register)"
-                             : "reuse distances of the traced addresses (L1 per CTA, L2 over the traced grid)";
+                             : "reuse distances of the traced addresses (L1 per CTA with the SM's other CTAs, L2 over the traced grid)";
 }
 
 inline std::string roofline_bound(const Roofline& r) {
