@@ -41,7 +41,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 GPUS = ("h100", "h200")
 TARGETS = ("duration", "back-to-back")
 MEASURED = {"duration": "ncu_time_us", "back-to-back": "event_time_us"}
-BOUND_COLUMNS = ("sm_rounds", "dram", "l2", "atomics", "busiest_warp", "issue", "functional_unit", "latency", "shared_memory", "l1")
+BOUND_COLUMNS = ("sm_rounds", "dram", "l2", "atomics", "busiest_warp", "issue", "functional_unit", "latency", "shared_memory", "l1",
+                 "memory_phases")
 PATHS = ("trace, same GPU", "trace, other GPU", "ncu, same GPU", "ncu, other GPU")
 
 

@@ -41,7 +41,7 @@ def training_rows(gpuperf, jobs):
     return [r for r in rows if r["pred"] is not None and not r["truncated"]]
 
 
-PARTS = ("sm_rounds", "issue", "functional_unit", "shared_memory", "l1", "dram", "l2")
+PARTS = ("sm_rounds", "issue", "functional_unit", "shared_memory", "l1", "dram", "l2", "memory_phases")
 
 
 def parts_us(r):

@@ -6,7 +6,7 @@
 //
 // Each input row: gpu, target (duration|back-to-back), mode (simulation|bounds), split, suite, and in
 // microseconds the kernel's bounds: sm_rounds (the busiest SM's rounds), issue, functional_unit,
-// shared_memory, l1, dram, l2, floor (the larger of the atomics and busiest-warp bounds) and
+// shared_memory, l1, dram, l2, memory_phases (0 where the input has no addresses), floor (the larger of the atomics and busiest-warp bounds) and
 // measured. A row of any split other than "train" is an error: nothing is ever fitted on the
 // test part.
 //
@@ -130,11 +130,12 @@ int main(int argc, char** argv) {
     std::istringstream in(line);
     std::string gpu, split;
     Row r;
-    double sm_rounds = 0, issue = 0, unit = 0, shared = 0, l1 = 0, dram = 0, l2 = 0;
-    if (!(in >> gpu >> r.target >> r.mode >> split >> r.suite >> sm_rounds >> issue >> unit >> shared >> l1 >> dram >> l2 >> r.floor >> r.measured)) {
+    double sm_rounds = 0, issue = 0, unit = 0, shared = 0, l1 = 0, dram = 0, l2 = 0, phases = 0;
+    if (!(in >> gpu >> r.target >> r.mode >> split >> r.suite >> sm_rounds >> issue >> unit >> shared >> l1 >> dram >> l2 >> phases >> r.floor >>
+          r.measured)) {
       std::fprintf(stderr,
                    "gpuperf_fit: stdin line %d: expected gpu target mode split suite sm_rounds_us issue_us functional_unit_us "
-                   "shared_memory_us l1_us dram_us l2_us floor_us measured_us\n",
+                   "shared_memory_us l1_us dram_us l2_us memory_phases_us floor_us measured_us\n",
                    lineno);
       return 1;
     }
@@ -143,11 +144,11 @@ int main(int argc, char** argv) {
       return 1;
     }
     if ((r.mode != "simulation" && r.mode != "bounds") || (r.target != "duration" && r.target != "back-to-back") || !(r.measured > 0) ||
-        !(sm_rounds >= 0) || !(issue >= 0) || !(unit >= 0) || !(shared >= 0) || !(l1 >= 0) || !(dram >= 0) || !(l2 >= 0) || !(r.floor >= 0)) {
+        !(sm_rounds >= 0) || !(issue >= 0) || !(unit >= 0) || !(shared >= 0) || !(l1 >= 0) || !(dram >= 0) || !(l2 >= 0) || !(phases >= 0) || !(r.floor >= 0)) {
       std::fprintf(stderr, "gpuperf_fit: stdin line %d: bad mode, target or times\n", lineno);
       return 1;
     }
-    r.parts = gpuperf::bound::overlap_parts(sm_rounds, issue, unit, shared, l1, dram, l2);
+    r.parts = gpuperf::bound::overlap_parts(sm_rounds, issue, unit, shared, l1, dram, l2, phases);
     r.gpu = gpu;
     by_gpu[gpu].push_back(r);
   }

@@ -145,6 +145,8 @@ class AddressProfiler {
       std::copy(std::begin(q.l1_hist), std::end(q.l1_hist), std::begin(p.l1_hist));
       std::copy(std::begin(q.l1_sibling_hist), std::end(q.l1_sibling_hist), std::begin(p.l1_sibling_hist));
       std::copy(std::begin(q.l1_shared_hist), std::end(q.l1_shared_hist), std::begin(p.l1_shared_hist));
+      std::copy(std::begin(q.phase_first), std::end(q.phase_first), std::begin(p.phase_first));
+      std::copy(std::begin(q.phase_reuse), std::end(q.phase_reuse), std::begin(p.phase_reuse));
       std::copy(std::begin(q.l2_hist), std::end(q.l2_hist), std::begin(p.l2_hist));
       std::copy(std::begin(q.l2_pair_fill_hist), std::end(q.l2_pair_fill_hist), std::begin(p.l2_pair_fill_hist));
       p.l1_cold = q.l1_cold;
@@ -325,12 +327,15 @@ class AddressProfiler {
       // The request's first touches that a 64 B fill would find in L2 (their neighbours' reuse
       // buckets), kept only if none of its first touches misses outright: a warp waits for the
       // last of its sectors, so one DRAM miss among them leaves the wait a DRAM latency.
+      const auto& ws = k.warps[warp];
+      const auto phase = static_cast<std::size_t>((di - ws.begin) * kTrafficPhases / std::max<std::uint64_t>(1, ws.end - ws.begin));
       int fill_buckets[64];
       std::size_t fills = 0;
       bool outright_miss = false;
       for (std::size_t j = 0; j < nsec; ++j) {
         std::uint32_t previous_warp = warp;  // L1: the warp of the sector's previous access
         std::int64_t dist = l1 ? rp.access(secs[j], warp, previous_warp) : rp.access(secs[j]);
+        if (!l1) (dist < 0 ? p.phase_first : p.phase_reuse)[phase] += 1;
         if (dist < 0) (l1 ? p.l1_cold : p.l2_cold)++;
         else (l1 ? p.l1_hist : p.l2_hist)[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
         if (l1 && dist < 0) {

@@ -37,8 +37,7 @@ inline BottleneckCall classify_bottleneck(const Bounds& B, double cycles, double
   // The SM/memory overlap sets the time (or ties): its largest part names it.
   const bool overlap_sets = cycles == B.sm_and_memory;
   if (cycles == B.busiest_warp && B.busiest_warp > sm_cycles) b = Bottleneck::imbalance;
-  else if (overlap_sets && B.dram >= sm_cycles && B.dram >= B.l2) b = Bottleneck::dram;
-  else if (overlap_sets && B.l2 >= sm_cycles) b = Bottleneck::l2;
+  else if (overlap_sets && std::max({B.dram, B.l2, B.memory_phases}) >= sm_cycles) b = B.dram >= B.l2 ? Bottleneck::dram : Bottleneck::l2;
   else if (cycles == B.atomics && B.atomics >= sm_cycles) b = Bottleneck::atomics;
   else if (B.cta_dispatch > 0 && B.cta_dispatch >= sm_cycles) b = Bottleneck::cta_dispatch;
   else {

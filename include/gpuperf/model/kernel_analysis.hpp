@@ -42,6 +42,10 @@ struct PcStats {
   // Of the L1 first touches (l1_cold), loads of sectors every CTA reads (AddressProfiler), by
   // reuse distance per CTA since another CTA's access: L1 hits where the SM still holds them.
   std::uint64_t l1_shared_hist[ReuseProfiler::kBuckets] = {0};
+  // The L2 profile's first touches and reuses by where in its warp's stream they fall (phase p:
+  // the p-th of kTrafficPhases equal parts of the warp's instructions): when the kernel's DRAM
+  // and L2 traffic happen.
+  double phase_first[kTrafficPhases] = {0}, phase_reuse[kTrafficPhases] = {0};
   std::uint64_t l2_hist[ReuseProfiler::kBuckets] = {0};
   std::uint64_t l1_cold = 0, l2_cold = 0;
   // Loads' first touches (counted in l2_cold) whose neighbour in the sector's aligned 64 B pair

@@ -323,6 +323,7 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
   }
   const L1RequestCosts l1_costs = l1_request_costs(g.arch_table());
   const detail::L1Sharing l1 = detail::l1_sharing(an, g, o);
+  double dram_phase[kTrafficPhases] = {0}, l2_phase[kTrafficPhases] = {0};
   double l1_hits_w = 0, l2_hits_w = 0, l1_w = 0, l2_w = 0, own_dirty_sectors = 0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
@@ -348,6 +349,16 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
         ms.atomic_requests += p.requests;
       }
       ms.l2_bytes += m.l2_sectors * assume::sector_bytes;
+      // When: the DRAM sectors with the PC's first touches, the L2's other sectors with its reuses.
+      double first = 0, reuse = 0;
+      for (int ph = 0; ph < kTrafficPhases; ++ph) { first += p.phase_first[ph]; reuse += p.phase_reuse[ph]; }
+      if (first + reuse > 0)
+        for (int ph = 0; ph < kTrafficPhases; ++ph) {
+          const double f = first > 0 ? p.phase_first[ph] / first : (p.phase_first[ph] + p.phase_reuse[ph]) / (first + reuse);
+          const double r = reuse > 0 ? p.phase_reuse[ph] / reuse : f;
+          dram_phase[ph] += m.dram_sectors * f;
+          l2_phase[ph] += std::min(m.l2_sectors, m.dram_sectors) * f + std::max(0.0, m.l2_sectors - m.dram_sectors) * r;
+        }
     } else if (s.space == MemSpace::shared) {
       ms.shared_requests += p.requests;
       ms.shared_wavefronts += p.wavefronts;
@@ -367,6 +378,12 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
   ms.l1_hit_rate = l1_w > 0 ? l1_hits_w / l1_w : 0;
   ms.l2_hit_rate = l2_w > 0 ? l2_hits_w / l2_w : 0;
   ms.hit_rates_assumed = assumed;
+  double dram_sum = 0, l2_sum = 0;
+  for (int ph = 0; ph < kTrafficPhases; ++ph) { dram_sum += dram_phase[ph]; l2_sum += l2_phase[ph]; }
+  for (int ph = 0; ph < kTrafficPhases; ++ph) {
+    ms.dram_phase_share[ph] = dram_sum > 0 ? dram_phase[ph] / dram_sum : 0;
+    ms.l2_phase_share[ph] = l2_sum > 0 ? l2_phase[ph] / l2_sum : 0;
+  }
   return r;
 }
 
@@ -398,6 +415,7 @@ inline void add_memory_bounds(Bounds& b, const MemoryStats& ms, const AtomicProf
                                  g.l2_bandwidth_gbs, g.sm_clock_mhz);
   b.l2 = bound::l2_combined(bound::l2_reads(ms.l2_bytes, ms.global_store_sectors, g.l2_bandwidth_gbs, g.sm_clock_mhz), b.l2_writes,
                             g.l2_write_rate_fraction);
+  b.memory_phases = bound::memory_phases(b.dram, b.l2, ms.dram_phase_share, ms.l2_phase_share);
   if (g.atomic_rate && at.present()) {
     const Curve* lines = g.atomic_rate_lines ? &*g.atomic_rate_lines : nullptr;
     const Curve* f32 = g.atomic_rate_f32 ? &*g.atomic_rate_f32 : nullptr;

@@ -192,7 +192,8 @@ inline KernelTime kernel_time(const Bounds& round_bounds, double full_cycles, do
   add_memory_bounds(t.bounds, ms, atomics, g, dram_gbs);
   const double p = sim ? g.overlap_exponent_simulation : g.overlap_exponent_bounds;
   const Bounds& b = t.bounds;
-  t.bounds.sm_and_memory = bound::sm_and_memory(bound::overlap_parts(t.sm, b.issue, b.functional_unit, b.shared_memory, b.l1, b.dram, b.l2), p);
+  t.bounds.sm_and_memory =
+      bound::sm_and_memory(bound::overlap_parts(t.sm, b.issue, b.functional_unit, b.shared_memory, b.l1, b.dram, b.l2, b.memory_phases), p);
   t.cycles = std::max({t.bounds.sm_and_memory, t.bounds.atomics, t.bounds.busiest_warp});
   t.launch_us = launch_term(g, target);
   t.time_us = g.cycles_to_us(t.cycles) + t.launch_us;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpuperf/arch/instr_desc.hpp"
+#include "gpuperf/model/memory.hpp"
 #include "gpuperf/model/occupancy.hpp"
 #include "gpuperf/trace/ir.hpp"
 
@@ -94,12 +95,14 @@ struct Bounds {
   double atomics = 0;        // L2 atomic units: same-word updates serialize (measured rate curves)
   double busiest_warp = 0;   // kernel: the busiest warp's dependent path (work imbalance), not per round
   double sm_rounds = 0;      // kernel: the busiest SM's rounds of CTAs (simulated or bounded, floored), not per round
-  double sm_and_memory = 0;  // kernel: sm_rounds with the SM's throughput and dram and l2 as they overlap (bound::sm_and_memory)
+  // kernel: the DRAM and L2 transfers phase by phase (bound::memory_phases; 0 without addresses)
+  double memory_phases = 0;
+  double sm_and_memory = 0;  // kernel: sm_rounds with the SM's throughput and the memory transfer as they overlap (bound::sm_and_memory)
   double cta_dispatch = 0;   // kernel: the grid's CTAs started at the GPU's measured dispatch rate (0: no measured rate), not per round
   std::string busiest_unit;  // class of the functional-unit bound
   std::map<std::string, double> as_map() const {
     return {{"issue", issue}, {"functional_unit", functional_unit}, {"latency", latency}, {"shared_memory", shared_memory},
-            {"l1", l1}, {"l2", l2}, {"l2_writes", l2_writes}, {"dram", dram}, {"atomics", atomics}, {"busiest_warp", busiest_warp}, {"sm_rounds", sm_rounds},
+            {"l1", l1}, {"l2", l2}, {"l2_writes", l2_writes}, {"dram", dram}, {"memory_phases", memory_phases}, {"atomics", atomics}, {"busiest_warp", busiest_warp}, {"sm_rounds", sm_rounds},
             {"sm_and_memory", sm_and_memory}, {"cta_dispatch", cta_dispatch}};
   }
 };
@@ -130,6 +133,9 @@ struct MemoryStats {
   double profiled_l2_ratio = 1;              // target L2 / profiled L2 the rates were carried over by
   double dram_read_bytes = 0, dram_write_bytes = 0, l2_bytes = 0;
   double avg_load_latency = 0;               // cycles
+  // Shares of the DRAM and L2 sectors in each phase of the warps' streams (PcStats::phase_first);
+  // all 0 without addresses.
+  double dram_phase_share[kTrafficPhases] = {0}, l2_phase_share[kTrafficPhases] = {0};
 };
 
 struct KernelReport {
