@@ -717,4 +717,33 @@ TEST_CASE("DRAM and L2 traffic in different phases of the warps' streams add up;
   CHECK(three.bounds.sm_and_memory >= three.bounds.memory_phases);
 }
 
+// One warp loading the same 128 B line 64 times with `opcode`.
+Kernel one_line_again(const std::string& opcode) {
+  std::ostringstream t;
+  t << "-kernel name = again\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 65\n";
+  for (int r = 0; r < 64; ++r) {
+    t << "0010 ffffffff 1 R4 " << opcode << " 1 R2 4 0" << std::hex;
+    for (int l = 0; l < 32; ++l) t << " 0x" << 0x100000 + 4 * l;
+    t << std::dec << " 0\n";
+  }
+  t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
+  return kernel_from_trace_text(t.str(), "gpuperf_test_again.traceg");
+}
+
+TEST_CASE("a load past L1 (ld.cg, volatile: LDG .STRONG.GPU/.SYS) hits nothing there: each reads L2") {
+  // The L1 probe's __ldcg (calibrate/l1_slot_probe.cu) reads L2 however often it repeats; the
+  // model counted a repeated one as L1 hits, as it does a plain LDG.
+  auto h100 = GpuSpec::from_catalog(shipped_tables(), "h100");
+  CHECK(l1_hit_rate_of(one_line_again("LDG.E"), h100) == doctest::Approx(63.0 / 64));
+  for (const char* past : {"LDG.E.STRONG.GPU", "LDG.E.64.STRONG.SYS"}) {
+    CAPTURE(past);
+    const Kernel k = one_line_again(past);
+    CHECK(l1_hit_rate_of(k, h100) == 0);
+    CHECK(Predictor(std::make_shared<const Kernel>(k)).predict(h100).memory.l2_hit_rate == doctest::Approx(63.0 / 64));
+    CHECK(pc_latency_of(k, h100, 0x10) >= h100.l2_hit_latency);
+  }
+  CHECK(pc_latency_of(one_line_again("LDG.E.STRONG.SM"), h100, 0x10) < 2 * h100.l1_hit_latency);  // __ldca: an L1 hit
+}
+
 }  // namespace gpuperf_test_memory_requests

@@ -105,11 +105,13 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
   if (!global_like(s.space)) return m;
   const bool is_store = s.mem_op == MemOp::store;
   const bool is_atomic = s.mem_op == MemOp::atomic || s.mem_op == MemOp::reduction;
+  // Stores and atomics hit nothing in L1, nor do loads that read L2 past it (ld.cg, volatile).
+  const bool past_l1 = is_store || is_atomic || (s.mem_op == MemOp::load && sass::load_bypasses_l1(sass::tokenize_opcode(s.opcode)));
   if (!p.has_profile && p.requests == 0) return m;  // no access (never run, or no active lane): nothing to assume
   if (p.has_profile) {
     double block = a.cachev("sector_bytes");
     double h1 = 0;
-    if (!is_store && !is_atomic) {
+    if (!past_l1) {
       // Its own reuses, and its first touches of sectors every CTA reads, by distance per CTA.
       const double accesses = p.l1_profiled();
       const double own = expected_hits(p.l1_hist, l1.bytes_per_cta, block, a.cachev("l1_assoc"));
@@ -146,13 +148,13 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     // distinct sectors in between than the CTA's warps fetch with one request each (about what
     // is in flight during one miss). A warp's reuse of its own sector is a plain hit: its
     // earlier load had to arrive before the warp went on past its use.
-    if (!is_store && !is_atomic && p.requests > 0) {
+    if (!past_l1 && p.requests > 0) {
       const double window = o.warps_per_block * std::max(1.0, p.sectors / p.requests);
       m.h1_in_flight = std::min(h1, near_reuse_share(p.l1_hist, p.l1_sibling_hist, p.l1_cold, window));
     }
   } else if (prof.present) {
     // The profile's kernel-wide rates, for every PC alike; a warm L2 hits on the misses too.
-    m.h1 = is_store || is_atomic ? 0 : prof.l1_load_hit;
+    m.h1 = past_l1 ? 0 : prof.l1_load_hit;
     m.h2 = is_atomic ? warm_fraction
            : is_store ? 1 - prof.store_writeback * (1 - warm_fraction)
                       : prof.l2_read_hit + (1 - prof.l2_read_hit) * warm_fraction;
@@ -170,14 +172,14 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     if (p.cta_uniform_address && !is_store && !is_atomic && o.warps_per_block > 1 && p.requests > 0 && p.sectors <= p.requests * 1.001 &&
         p.thread_exec >= 2 * p.warp_exec)
       sharing *= o.warps_per_block;
-    if (!is_store && !is_atomic && sharing > 1) m.h1_in_flight = std::min(m.h1, (sharing - 1) * (1 - m.h1));
+    if (!past_l1 && sharing > 1) m.h1_in_flight = std::min(m.h1, (sharing - 1) * (1 - m.h1));
   } else {
     assumed = true;
     if (is_store || is_atomic) { m.h1 = 0; m.h2 = warm_fraction; }
     else {
       m.h2 = warm_fraction;  // every requested sector is a first touch: warm data hit
       double h1 = 0;
-      if (p.load_group >= 0 && p.sectors > 0) h1 = std::clamp(1.0 - p.group_footprint_sectors / p.sectors, 0.0, assume::max_assumed_l1_hit);
+      if (!past_l1 && p.load_group >= 0 && p.sectors > 0) h1 = std::clamp(1.0 - p.group_footprint_sectors / p.sectors, 0.0, assume::max_assumed_l1_hit);
       m.h1 = h1;
     }
   }
