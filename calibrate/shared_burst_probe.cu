@@ -11,7 +11,8 @@
 #include <cstdint>
 #include <cuda_runtime.h>
 
-template <class T, bool kBarrier>
+// kLoads: the level's two LDS and the add; kStore: its STS (of the sum, or of the level).
+template <class T, bool kBarrier, bool kLoads = true, bool kStore = true>
 __global__ void levels_kernel(int levels, int stride, unsigned long long* cycles, T* sink) {
   __shared__ T s[2048];
   const int t = threadIdx.x;
@@ -22,8 +23,8 @@ __global__ void levels_kernel(int levels, int stride, unsigned long long* cycles
   const long long start = clock64();
   for (int l = 0; l < levels; ++l) {
     const int a = (t + l) & (n - 1), b = (t + l + stride) & (n - 1);  // n: a power of 2
-    T x = s[a] + s[b];
-    s[(t + 1) & (n - 1)] = x;
+    T x = kLoads ? T(s[a] + s[b]) : T(l);
+    if (kStore) s[(t + 1) & (n - 1)] = x;
     acc += x;
     if (kBarrier) __syncthreads();
   }
@@ -32,15 +33,15 @@ __global__ void levels_kernel(int levels, int stride, unsigned long long* cycles
   if (acc == T(123)) sink[t] = acc;
 }
 
-template <class T, bool kBarrier>
+template <class T, bool kBarrier, bool kLoads = true, bool kStore = true>
 void run(const char* name, int threads, int ctas_per_sm, int sms, int levels) {
   const int grid = ctas_per_sm * sms;
   unsigned long long* d;
   T* sink;
   cudaMalloc(&d, grid * sizeof(unsigned long long));
   cudaMalloc(&sink, 1024 * sizeof(T));
-  levels_kernel<T, kBarrier><<<grid, threads>>>(levels, 7, d, sink);  // warm-up
-  levels_kernel<T, kBarrier><<<grid, threads>>>(levels, 7, d, sink);
+  levels_kernel<T, kBarrier, kLoads, kStore><<<grid, threads>>>(levels, 7, d, sink);  // warm-up
+  levels_kernel<T, kBarrier, kLoads, kStore><<<grid, threads>>>(levels, 7, d, sink);
   cudaDeviceSynchronize();
   unsigned long long* h = new unsigned long long[grid];
   cudaMemcpy(h, d, grid * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
@@ -63,5 +64,12 @@ int main() {
     run<unsigned char, false>("u8_no_barrier", 64, ctas, sms, levels);
   }
   for (int ctas : {1, 4}) run<unsigned char, true>("u8_barrier", 256, ctas, sms, levels);
+  // What the small CTAs' extra time a level comes from: the loads alone, the store alone, and
+  // CTAs of 4 warps.
+  for (int ctas : {1, 4, 8, 16}) {
+    run<unsigned char, true, true, false>("u8_barrier_loads_only", 64, ctas, sms, levels);
+    run<unsigned char, true, false, true>("u8_barrier_store_only", 64, ctas, sms, levels);
+  }
+  for (int ctas : {1, 2, 4, 8}) run<unsigned char, true>("u8_barrier", 128, ctas, sms, levels);
   return 0;
 }
