@@ -70,9 +70,8 @@ struct L1Sharing {
   bool operator==(const L1Sharing& o) const { return bytes_per_cta == o.bytes_per_cta && after_first == o.after_first && after_fetch == o.after_fetch; }
 };
 
-//
-// A window of consecutive CTAs within one row of a grid of several rows may share a sector as a
-// row (a tile's row of a matrix): the SM holds CTAs about `sms` apart in the grid, of the same
+// The CTAs an SM holds (a round's) and runs in turn (per_sm). A window of consecutive CTAs
+// within one row of a grid of several rows may share a sector as a row (a tile's row of a matrix): the SM holds CTAs about `sms` apart in the grid, of the same
 // row only where the row is longer (HeCBench floydwarshall, 64 x 64 CTAs: 26 % of its loads hit
 // L1, not the 49 % a grid-wide sharing would give).
 inline L1Sharing l1_sharing(const KernelAnalysis& an, const GpuSpec& g, const Occupancy& o) {
