@@ -746,4 +746,39 @@ TEST_CASE("a load past L1 (ld.cg, volatile: LDG .STRONG.GPU/.SYS) hits nothing t
   CHECK(pc_latency_of(one_line_again("LDG.E.STRONG.SM"), h100, 0x10) < 2 * h100.l1_hit_latency);  // __ldca: an L1 hit
 }
 
+// 4 CTAs of 16 warps, 4 an SM: in each, 15 warps load a line and exit; warp 0 chases `steps`
+// dependent loads over lines nobody touched (DRAM misses), one thread.
+Kernel chase_after_the_rest(int steps) {
+  std::ostringstream t;
+  t << "-kernel name = chase\n-kernel id = 1\n-grid dim = (528,1,1)\n-block dim = (512,1,1)\n-shmem = 0\n-nregs = 16\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 4\n-cta sampling = first 4\n\n#BEGIN_TB\n"
+    << std::hex;
+  for (unsigned c = 0; c < 4; ++c) {
+    t << std::dec << "\nthread block = " << c << ",0,0\n";
+    for (unsigned w = 0; w < 16; ++w) {
+      t << std::dec << "\nwarp = " << w << "\ninsts = " << (w == 0 ? steps + 1 : 2) << "\n" << std::hex;
+      if (w == 0)
+        for (int x = 0; x < steps; ++x) t << "0100 00000001 1 R2 LDG.E.64 1 R2 8 1 0x" << 0x7e0000000000ull + 0x100000ull * c + 0x1000ull * x << " 0\n";
+      else
+        t << "0010 ffffffff 1 R4 LDG.E 1 R2 4 1 0x" << 0x7f0000000000ull + 0x10000ull * c + 0x80ull * w << " 0\n";
+      t << "fff0 ffffffff 0 EXIT 0 0 0\n";
+    }
+  }
+  t << "#END_TB\n";
+  return kernel_from_trace_text(t.str(), "gpuperf_test_chase.traceg");
+}
+
+TEST_CASE("a warp that runs on after the SM's others exit waits for an idle DRAM, not the loaded one") {
+  // Found on the train part: Rodinia bfs (a few threads walk their edges after the grid's other
+  // warps exit) was 1.55x slow, the loaded latency of 64 warps charged to a walk that runs
+  // alone; the latency set's one-thread chases took the idle one already from counts.
+  auto h100 = GpuSpec::from_catalog(shipped_tables(), "h100");
+  const double loaded = loaded_dram_latency(h100, 64);
+  REQUIRE(loaded > 1.3 * h100.dram_latency);
+  const auto r = Predictor(std::make_shared<const Kernel>(chase_after_the_rest(64))).predict(h100);
+  const double per_step = r.cycles / 64;
+  CHECK(per_step > 0.9 * h100.dram_latency);
+  CHECK(per_step < h100.dram_latency + 0.25 * (loaded - h100.dram_latency));
+}
+
 }  // namespace gpuperf_test_memory_requests

@@ -39,7 +39,9 @@ GPUPERF_FUNC detail::Setup Predictor::setup(const GpuSpec& g, const PredictOptio
   detail::warn_assumed_hit_rates(s.rates->stats, warnings);
   // Rounds of CTAs on the busiest SM, simulated or bounded.
   s.sim = detail::use_simulation(an, opt, warnings);
-  if (!s.sim && !an.dynamic && s.dram_latency > 0) s.idle_dram_ratio = std::min(1.0, g.dram_latency / s.dram_latency);
+  // The memory system idle: for the busiest warp's extra iterations (bounds mode of counts) and
+  // for the warps a simulated round still runs as the others exit.
+  if ((s.sim || !an.dynamic) && s.dram_latency > 0) s.idle_dram_ratio = std::min(1.0, g.dram_latency / s.dram_latency);
   s.waves = place_rounds(static_cast<double>(an.kernel->launch.grid.count()), g.sms, s.occupancy.blocks_per_sm);
   return s;
 }

@@ -122,6 +122,7 @@ class SmSimulator {
     bool memory = false, barrier = false, exit = false, sm_scope = false, controlled = false;
     std::size_t unit = 0;  // UnitTimers class
     double issue_interval = 1, latency = 0, spacing = 1;
+    double idle_latency = 0;  // the result latency with the DRAM idle (RoundModel::idle_latency)
     double l1_hit = 0;  // a global load's L1 sector hit rate (a load whose lines share bank passes costs less where they all hit)
   };
 
@@ -152,6 +153,7 @@ class SmSimulator {
       op.unit = units_.class_of(i);
       op.issue_interval = d.issue_interval;
       op.latency = rm_.latency[i];
+      op.idle_latency = i < rm_.idle_latency.size() ? std::min(op.latency, rm_.idle_latency[i]) : op.latency;
       if (i < rm_.mem.size() && s.mem_op == MemOp::load) op.l1_hit = rm_.mem[i].h1;
       op.controlled = ctrl_ && s.control.valid;
       if (op.controlled) op.spacing = std::max(1.0, double(s.control.stall));
@@ -160,6 +162,12 @@ class SmSimulator {
     slot_turnaround_ = slot_turnaround_cycles(g, k_.launch.warps_per_cta());
     total_ctas_ = std::max(ctas, total_ctas);
     place_warps(ctas);
+    // DRAM latency grows with the warps of the SM that wait on it (the arch's curve over warps
+    // per SM, at which rm.latency is taken): as warps exit, the ones left see less of it.
+    if (g.dram_latency_vs_warps && !rm_.idle_latency.empty()) {
+      dram_curve_ = &*g.dram_latency_vs_warps;
+      excess_full_ = bound::loaded_latency_excess(*dram_curve_, static_cast<double>(live_));
+    }
     smsp_free_.assign(static_cast<std::size_t>(S_), 0);
     mio_.rate = a.mem("l1_wavefronts_per_cycle");
     l1_costs_ = l1_request_costs(a);
@@ -259,6 +267,7 @@ class SmSimulator {
       bar_.live.back()++;
       ++live_;
     }
+    if (excess_full_ > 0) load_share_ = std::min(1.0, bound::loaded_latency_excess(*dram_curve_, static_cast<double>(live_)) / excess_full_);
     for (std::size_t i = first; i < warps_.size(); ++i)
       if (warps_[i].pos >= warps_[i].end) finish_warp(warps_[i], t);  // a warp with no instructions (issue() finishes the others)
   }
@@ -313,7 +322,9 @@ class SmSimulator {
     const auto sp = static_cast<std::size_t>(w.smsp);
     smsp_free_[sp] = t + 1;
     units_.free_at(op.sm_scope, op.unit, sp) = t + op.issue_interval;
-    double completion = t + op.latency;
+    // Of the DRAM wait the PC's latency holds for the round's warps, what the live ones load.
+    const double latency = op.latency - (op.latency - op.idle_latency) * (1 - load_share_);
+    double completion = t + latency;
     const bool is_mem = op.memory;
     if (is_mem && d.active_mask) {
       double wf = an_.dyn_wavefronts.empty() ? 1 : std::max<double>(1, an_.dyn_wavefronts[w.pos]);
@@ -321,7 +332,7 @@ class SmSimulator {
         wf = global_load_wavefronts(wf, an_.dyn_bank_passes[w.pos], op.l1_hit, l1_costs_.hit_lines_per_wavefront, l1_costs_.miss_lines_per_wavefront);
       if (!an_.dyn_partial_sectors.empty()) wf = global_l1_wavefronts(wf, an_.dyn_partial_sectors[w.pos], l1_costs_.partial_sector_wavefronts);
       st.mio += mio_.enqueue(t, wf) - t;
-      completion = mio_.free + op.latency;
+      completion = mio_.free + latency;
     }
     w.registers.write(slots_.data() + op.dst, op.ndst, completion, is_mem);
     w.last_completion = std::max(w.last_completion, completion);
@@ -356,6 +367,7 @@ class SmSimulator {
     w.done = true;
     not_before_[index_of(w)] = std::numeric_limits<double>::infinity();
     --live_;
+    if (excess_full_ > 0) load_share_ = std::min(1.0, bound::loaded_latency_excess(*dram_curve_, static_cast<double>(live_)) / excess_full_);
     end_time_ = std::max({end_time_, t, w.last_completion});
     // The slot frees when the CTA's last warp exits; the next streamed CTA takes it.
     if (--bar_.live[static_cast<std::size_t>(w.cta)] == 0) {
@@ -403,6 +415,8 @@ class SmSimulator {
   double slot_turnaround_ = 0;  // from a CTA's exit to the next one's start in its slot
   std::vector<double> cta_start_, cta_end_;  // per started CTA: when it started, when its last warp exited
   std::size_t live_ = 0;
+  const Curve* dram_curve_ = nullptr;         // DRAM latency over warps per SM (none: the loaded latency throughout)
+  double excess_full_ = 0, load_share_ = 1;  // its excess at the round's warps; the live warps' share of it
   double end_time_ = 0, instrs_ = 0;
   RoundResult r_;
 };
