@@ -135,14 +135,15 @@ std::string many_ctas_trace(int ctas) {
 }
 
 // The first 8 CTAs of a (grid_x, grid_y) grid, one warp each. `table`: each CTA reads the same
-// 64 sectors once (a table every CTA reads); else each reads 2048 sectors of its own (64 KiB,
-// a request over 32 sectors at a time) twice, the second pass at a reuse distance of 64 KiB.
-Kernel ctas_reading(unsigned grid_x, unsigned grid_y, bool table) {
+// 64 sectors once (a table every CTA reads); else each makes `own_requests` requests over 32
+// sectors of its own in turn, cycling through 2048 (64 KiB): the default 128 read them twice,
+// the second pass at a reuse distance of 64 KiB.
+Kernel ctas_reading(unsigned grid_x, unsigned grid_y, bool table, int own_requests = 128) {
   std::ostringstream t;
   t << "-kernel name = reading\n-kernel id = 1\n-grid dim = (" << grid_x << "," << grid_y << ",1)\n-block dim = (32,1,1)\n-shmem = 0\n"
     << "-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 8\n-cta sampling = first 8\n\n"
     << "#BEGIN_TB\n";
-  const int requests = table ? 2 : 128;
+  const int requests = table ? 2 : own_requests;
   for (unsigned c = 0; c < 8; ++c) {
     t << "\nthread block = " << c % grid_x << "," << c / grid_x << ",0\n\nwarp = 0\ninsts = " << requests + 1 << "\n";
     for (int r = 0; r < requests; ++r) {
@@ -160,24 +161,7 @@ Kernel ctas_reading(unsigned grid_x, unsigned grid_y, bool table) {
 // The first 8 CTAs of 8 x 132, one warp each: `passes` times over 64 KiB of its own (a request
 // over 32 sectors at a time), which 8 CTAs an SM hold in L1 only in part: the first pass comes
 // from DRAM, the others from L2.
-Kernel passes_over_own_data(int passes) {
-  std::ostringstream t;
-  t << "-kernel name = passes\n-kernel id = 1\n-grid dim = (1056,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n"
-    << "-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 8\n-cta sampling = first 8\n\n"
-    << "#BEGIN_TB\n";
-  for (unsigned c = 0; c < 8; ++c) {
-    t << "\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = " << 64 * passes + 1 << "\n";
-    for (int r = 0; r < 64 * passes; ++r) {
-      const std::uint64_t base = 0x10000000ull + 0x100000ull * c + 1024ull * (r % 64);
-      t << "0010 ffffffff 1 R4 LDG.E 1 R2 4 0" << std::hex;
-      for (int l = 0; l < 32; ++l) t << " 0x" << base + 32ull * l;
-      t << std::dec << " 0\n";
-    }
-    t << "fff0 ffffffff 0 EXIT 0 0 0\n";
-  }
-  t << "#END_TB\n";
-  return kernel_from_trace_text(t.str(), "gpuperf_test_passes.traceg");
-}
+Kernel passes_over_own_data(int passes) { return ctas_reading(8 * 132, 1, false, 64 * passes); }
 
 double l1_hit_rate_of(const Kernel& k, const GpuSpec& g) { return Predictor(std::make_shared<const Kernel>(k)).predict(g).memory.l1_hit_rate; }
 
@@ -634,7 +618,7 @@ double load_l1_wavefronts(const Kernel& k, const GpuSpec& g) {
   auto kp = std::make_shared<const Kernel>(k);
   const KernelAnalysis an = analyze(kp);
   const Occupancy o = compute_occupancy(kp->launch, g.arch_table());
-  const MemoryRates rates = memory_rates(an, g, o, 0.0, true);
+  const MemoryRates rates = memory_rates(an, g, o, detail::l1_sharing(an, g, o), 0.0, true);
   for (std::size_t i = 0; i < kp->program.size(); ++i)
     if (kp->program[i].pc == 0x10) return rates.mem[i].l1_wavefronts;
   FAIL("no load at 0x10");

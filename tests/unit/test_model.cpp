@@ -832,7 +832,7 @@ TEST_CASE("simulation: the round alone, taken from the streamed run, is the roun
     RoundModel rm;
     rm.an = &an;
     rm.desc = desc.get();
-    const MemoryRates rates = memory_rates(an, g, o, 0, true);
+    const MemoryRates rates = memory_rates(an, g, o, detail::l1_sharing(an, g, o), 0, true);
     memory_latencies(an, *desc, g, rates, g.dram_latency, rm.latency, &rm.mem);
     const RoundResult alone = simulate_round(rm, g, 8);
     const RoundAndStreamed both = simulate_round_and_streamed(rm, g, 8);

@@ -328,7 +328,7 @@ class AddressProfiler {
       // buckets), kept only if none of its first touches misses outright: a warp waits for the
       // last of its sectors, so one DRAM miss among them leaves the wait a DRAM latency.
       const auto& ws = k.warps[warp];
-      const auto phase = static_cast<std::size_t>((di - ws.begin) * kTrafficPhases / std::max<std::uint64_t>(1, ws.end - ws.begin));
+      const auto phase = l1 ? 0 : static_cast<std::size_t>((di - ws.begin) * kTrafficPhases / std::max<std::uint64_t>(1, ws.end - ws.begin));
       int fill_buckets[64];
       std::size_t fills = 0;
       bool outright_miss = false;

@@ -261,14 +261,14 @@ class LastUseMap {
   int shift_ = 64;
 };
 
-// Streaming LRU stack-distance profiler (distinct keys since the previous use of the same key),
-// using a Fenwick tree over access times: O(log N) per access. Only each key's latest time is
-// live; when the dead times would make the tree grow, the live ones are numbered again in
-// order instead, so its memory follows the distinct keys, not the accesses.
 // Parts of each warp's instruction stream over which the kernel's DRAM and L2 traffic is
 // placed in time (PcStats::phase_first, Bounds::memory_phases).
 inline constexpr int kTrafficPhases = 8;
 
+// Streaming LRU stack-distance profiler (distinct keys since the previous use of the same key),
+// using a Fenwick tree over access times: O(log N) per access. Only each key's latest time is
+// live; when the dead times would make the tree grow, the live ones are numbered again in
+// order instead, so its memory follows the distinct keys, not the accesses.
 class ReuseProfiler {
  public:
   static constexpr int kBuckets = 64;  // bucket b holds distances in [2^(b/2), 2^((b+1)/2))

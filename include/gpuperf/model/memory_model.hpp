@@ -71,9 +71,10 @@ struct L1Sharing {
 };
 
 // The CTAs an SM holds (a round's) and runs in turn (per_sm). A window of consecutive CTAs
-// within one row of a grid of several rows may share a sector as a row (a tile's row of a matrix): the SM holds CTAs about `sms` apart in the grid, of the same
-// row only where the row is longer (HeCBench floydwarshall, 64 x 64 CTAs: 26 % of its loads hit
-// L1, not the 49 % a grid-wide sharing would give).
+// within one row of a grid of several rows may share a sector as a row (a tile's row of a
+// matrix): the SM holds CTAs about `sms` apart in the grid, of the same row only where the row
+// is longer (HeCBench floydwarshall, 64 x 64 CTAs: 26 % of its loads hit L1, not the 49 % a
+// grid-wide sharing would give).
 inline L1Sharing l1_sharing(const KernelAnalysis& an, const GpuSpec& g, const Occupancy& o) {
   const Dim3& grid = an.kernel->launch.grid;
   const Waves w = place_rounds(static_cast<double>(grid.count()), g.sms, o.blocks_per_sm);
@@ -310,7 +311,9 @@ struct MemoryRates {
 // their place (or overwrites, where its data fit: warm_fraction).
 inline double dirty_retained_bytes(const GpuSpec& g, bool cold_l2) { return cold_l2 ? g.l2_dirty_retained_fraction * g.l2_bytes : 0.0; }
 
-inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, const Occupancy& o, double warm_fraction, bool cold_l2) {
+// l1: l1_sharing(an, g, o), which the caller also keys its cache by.
+inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, const Occupancy& o, const detail::L1Sharing& l1, double warm_fraction,
+                                bool cold_l2) {
   const Kernel& k = *an.kernel;
   MemoryRates r;
   r.mem.resize(k.program.size());
@@ -323,7 +326,6 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
     ms.profiled_l2_ratio = r.prof.l2_ratio;
   }
   const L1RequestCosts l1_costs = l1_request_costs(g.arch_table());
-  const detail::L1Sharing l1 = detail::l1_sharing(an, g, o);
   double dram_phase[kTrafficPhases] = {0}, l2_phase[kTrafficPhases] = {0};
   double l1_hits_w = 0, l2_hits_w = 0, l1_w = 0, l2_w = 0, own_dirty_sectors = 0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {

@@ -116,13 +116,14 @@ class Predictor {
 
   // Per-PC hit rates and traffic on g (model/memory_model.hpp), cached.
   std::shared_ptr<const MemoryRates> memory_rates(const GpuSpec& g, const Occupancy& o, double warm_fraction, bool cold_l2) const {
-    detail::RatesKey key{g.tables->id(), g.arch, o.shared_config_kib, detail::l1_sharing(*an_, g, o), g.l2_bytes, warm_fraction, cold_l2};
+    const detail::L1Sharing l1 = detail::l1_sharing(*an_, g, o);
+    detail::RatesKey key{g.tables->id(), g.arch, o.shared_config_kib, l1, g.l2_bytes, warm_fraction, cold_l2};
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (auto& [k, v] : rates_cache_)
         if (k == key) return v;
     }
-    auto v = std::make_shared<const MemoryRates>(gpuperf::memory_rates(*an_, g, o, warm_fraction, cold_l2));
+    auto v = std::make_shared<const MemoryRates>(gpuperf::memory_rates(*an_, g, o, l1, warm_fraction, cold_l2));
     std::lock_guard<std::mutex> lock(mu_);
     if (rates_cache_.size() >= kSmallCacheEntries) rates_cache_.clear();
     rates_cache_.emplace_back(std::move(key), v);

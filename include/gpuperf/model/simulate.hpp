@@ -267,7 +267,7 @@ class SmSimulator {
       bar_.live.back()++;
       ++live_;
     }
-    if (excess_full_ > 0) load_share_ = std::min(1.0, bound::loaded_latency_excess(*dram_curve_, static_cast<double>(live_)) / excess_full_);
+    track_live_load();
     for (std::size_t i = first; i < warps_.size(); ++i)
       if (warps_[i].pos >= warps_[i].end) finish_warp(warps_[i], t);  // a warp with no instructions (issue() finishes the others)
   }
@@ -362,12 +362,17 @@ class SmSimulator {
     }
   }
 
+  // The live warps' share of the DRAM latency's load excess, after live_ changed.
+  void track_live_load() {
+    if (excess_full_ > 0) load_share_ = std::min(1.0, bound::loaded_latency_excess(*dram_curve_, static_cast<double>(live_)) / excess_full_);
+  }
+
   void finish_warp(Warp& w, double t) {
     if (w.done) return;
     w.done = true;
     not_before_[index_of(w)] = std::numeric_limits<double>::infinity();
     --live_;
-    if (excess_full_ > 0) load_share_ = std::min(1.0, bound::loaded_latency_excess(*dram_curve_, static_cast<double>(live_)) / excess_full_);
+    track_live_load();
     end_time_ = std::max({end_time_, t, w.last_completion});
     // The slot frees when the CTA's last warp exits; the next streamed CTA takes it.
     if (--bar_.live[static_cast<std::size_t>(w.cta)] == 0) {
