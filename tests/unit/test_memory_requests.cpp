@@ -441,6 +441,7 @@ TEST_CASE("a trace analysed as it is read: the reader keeps 32 CTAs, and the ana
     CHECK(std::equal(std::begin(p.phase_first), std::end(p.phase_first), std::begin(q.phase_first)));
     CHECK(std::equal(std::begin(p.phase_reuse), std::end(p.phase_reuse), std::begin(q.phase_reuse)));
     CHECK(std::equal(std::begin(p.l2_hist), std::end(p.l2_hist), std::begin(q.l2_hist)));
+    CHECK(std::equal(std::begin(p.l2_cold_written_later), std::end(p.l2_cold_written_later), std::begin(q.l2_cold_written_later)));
     profiled += p.has_profile;
   }
   CHECK(profiled == 4);  // the three global loads and stores and the atomic
@@ -763,6 +764,92 @@ TEST_CASE("a warp that runs on after the SM's others exit waits for an idle DRAM
   const double per_step = r.cycles / 64;
   CHECK(per_step > 0.9 * h100.dram_latency);
   CHECK(per_step < h100.dram_latency + 0.25 * (loaded - h100.dram_latency));
+}
+
+// A grid of `grid_x` CTAs of one warp, the first 4 traced. Each stores 8 doubles a lane over
+// 256 B of its own (8 sectors: out[c]) after `delay` instructions, and its thread 0 reads one
+// word of every other sector (none a 64 B fill brings) of `read_ctas` other CTAs' ranges, one
+// load after another, from CTA
+// `first_read_cta` + c * read_ctas on: after its store, or before it (`reads_first`). Rodinia
+// particlefilter's normalize: thread 0 sums what every CTA wrote.
+Kernel serial_read_of_grid_stores(unsigned grid_x, unsigned delay, unsigned first_read_cta, unsigned read_ctas, bool reads_first) {
+  std::ostringstream t;
+  t << "-kernel name = serial_sum\n-kernel id = 1\n-grid dim = (" << grid_x << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n"
+    << "-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 4\n-cta sampling = first 4\n\n"
+    << "#BEGIN_TB\n";
+  const std::uint64_t out = 0x10000000;
+  for (unsigned c = 0; c < 4; ++c) {
+    const unsigned reads = 4 * read_ctas;
+    t << "\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = " << delay + 1 + 2 * reads + 1 << "\n";
+    std::ostringstream store, read;
+    for (unsigned i = 0; i < delay; ++i) store << "0008 ffffffff 1 R9 IADD3 2 R9 R9 0 0\n";
+    store << "0010 ffffffff 0 STG.E.64 2 R2 R4 8 0" << std::hex;
+    for (int l = 0; l < 32; ++l) store << " 0x" << out + 256ull * c + 8ull * l;
+    store << std::dec << " 0\n";
+    for (unsigned r = 0; r < reads; ++r)
+      read << "0020 00000001 1 R6 LDG.E.64 1 R8 8 1 0x" << std::hex << out + 256ull * (first_read_cta + c * read_ctas) + 64ull * r << std::dec
+           << " 0\n0030 00000001 1 R10 DADD 2 R10 R6 0 0\n";
+    t << (reads_first ? read.str() + store.str() : store.str() + read.str()) << "fff0 ffffffff 0 EXIT 0 0 0\n";
+  }
+  t << "#END_TB\n";
+  return kernel_from_trace_text(t.str(), "gpuperf_test_serial_sum.traceg");
+}
+
+TEST_CASE("grid stores: a range that moves by a fixed stride from CTA to CTA is extrapolated to the CTAs not traced") {
+  GridStores gs;
+  auto range = [](std::uint64_t lo, std::uint64_t bytes, double position) {
+    CtaStoreRange r;
+    r.lo = lo;
+    r.end = lo + bytes;
+    r.sectors = bytes / 32;
+    r.position_sum = position;
+    r.executions = 1;
+    return r;
+  };
+  for (std::uint32_t x = 0; x < 4; ++x) gs.add_cta({x, 0, 0}, {{7, range(0x1000 + 256 * x, 256, 5)}});
+  gs.fit({20, 1, 1});
+  REQUIRE(!gs.empty());
+  CHECK(gs.writer((0x1000 + 256 * 9 + 40) / 32, 10) == 9);   // CTA 9's range
+  CHECK(gs.writer((0x1000 + 256 * 19) / 32, 10) == 19);       // the last CTA's
+  CHECK(gs.writer((0x1000 + 256 * 2) / 32, 10) == -1);        // a traced CTA's: the trace has it
+  CHECK(gs.writer((0x1000 + 256 * 20) / 32, 10) == -1);       // past the grid
+  CHECK(gs.writer((0x1000 + 256 * 9) / 32, 4) == -1);         // read before the store runs
+  // Descending ranges, as (N - 1 - c) * 256.
+  GridStores down;
+  for (std::uint32_t x = 0; x < 4; ++x) down.add_cta({x, 0, 0}, {{7, range(0x10000 - 256 * x, 256, 5)}});
+  down.fit({20, 1, 1});
+  CHECK(down.writer((0x10000 - 256 * 12 + 64) / 32, 10) == 12);
+  // Ranges that do not move alike (a scatter), or too few CTAs, extrapolate nothing.
+  GridStores scatter;
+  for (std::uint32_t x = 0; x < 4; ++x) scatter.add_cta({x, 0, 0}, {{7, range(0x1000 + 256 * x * x, 256, 5)}});
+  scatter.fit({20, 1, 1});
+  CHECK(scatter.empty());
+  GridStores two;
+  for (std::uint32_t x = 0; x < 2; ++x) two.add_cta({x, 0, 0}, {{7, range(0x1000 + 256 * x, 256, 5)}});
+  two.fit({20, 1, 1});
+  CHECK(two.empty());
+  // A range mostly left unwritten (a column of a matrix) is not taken as written.
+  GridStores sparse;
+  for (std::uint32_t x = 0; x < 4; ++x) {
+    auto r = range(0x1000 + 4 * x, 64 * 1024, 5);
+    r.sectors = 512;
+    sparse.add_cta({x, 0, 0}, {{7, r}});
+  }
+  sparse.fit({20, 1, 1});
+  CHECK(sparse.empty());
+}
+
+TEST_CASE("a sampled CTA's load of what an untraced CTA beside it has stored already is an L2 hit, not a first touch") {
+  // Found on the train part: Rodinia particlefilter's normalize kernel (thread 0 sums the
+  // weights all 20 CTAs have just written; 8 traced) was 1.65x slow, the untraced CTAs' weights
+  // taken for DRAM misses.
+  auto h100 = GpuSpec::from_catalog(shipped_tables(), "h100");
+  // The untraced CTAs 4-19 stored at the start of their streams, read after: found in L2.
+  CHECK(pc_latency_of(serial_read_of_grid_stores(20, 0, 4, 4, false), h100, 0x20) == doctest::Approx(h100.l2_hit_latency));
+  // Stored late in the writers' streams (after 400 instructions), read before: DRAM misses.
+  CHECK(pc_latency_of(serial_read_of_grid_stores(20, 400, 4, 4, true), h100, 0x20) > 0.95 * h100.dram_latency);
+  // Writers 50,000 CTAs after the readers run rounds later: DRAM misses.
+  CHECK(pc_latency_of(serial_read_of_grid_stores(100000, 0, 50000, 4, false), h100, 0x20) > 0.95 * h100.dram_latency);
 }
 
 }  // namespace gpuperf_test_memory_requests

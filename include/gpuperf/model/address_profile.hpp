@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "gpuperf/model/grid_stores.hpp"
 #include "gpuperf/model/kernel_analysis.hpp"
 #include "gpuperf/model/memory.hpp"
 #include "gpuperf/sass/memory_ops.hpp"
@@ -120,6 +122,11 @@ class AddressProfiler {
       for (std::size_t c = 0; c < ctas.size() / 2; ++c) first_half_.insert(ctas[c].begin(), ctas[c].end());
     else
       std::unordered_set<std::uint64_t>().swap(first_half_touched_);
+    // The stores of CTAs the trace has not shown so far, extrapolated from the window's, for
+    // the L2 pass to tell the loads that find their sector written already.
+    const bool fits = ctas.size() >= GridStores::kMinCtas;  // fewer CTAs tell no stride
+    for (auto& c : ctas) grid_stores_.add_cta(k.warps[c.front()].cta, fits ? store_ranges(k, c, first) : std::map<std::uint32_t, CtaStoreRange>());
+    grid_stores_.fit(k.launch.grid);
     profile(k, warps, l2_, false, first);
   }
 
@@ -149,6 +156,7 @@ class AddressProfiler {
       std::copy(std::begin(q.phase_reuse), std::end(q.phase_reuse), std::begin(p.phase_reuse));
       std::copy(std::begin(q.l2_hist), std::end(q.l2_hist), std::begin(p.l2_hist));
       std::copy(std::begin(q.l2_pair_fill_hist), std::end(q.l2_pair_fill_hist), std::begin(p.l2_pair_fill_hist));
+      std::copy(std::begin(q.l2_cold_written_later), std::end(q.l2_cold_written_later), std::begin(p.l2_cold_written_later));
       p.l1_cold = q.l1_cold;
       p.l2_cold = q.l2_cold;
       p.l2_first_writes = q.l2_first_writes;
@@ -245,6 +253,51 @@ class AddressProfiler {
     if (through_l1_.size() <= i) through_l1_.resize(pcs_.size(), -1);
     if (through_l1_[i] < 0) through_l1_[i] = sass::load_bypasses_l1(sass::tokenize_opcode(s.opcode)) ? 0 : 1;
     return through_l1_[i] == 1;
+  }
+
+  // Each store PC's byte range in one CTA (its warps), by whole sectors, with where in their
+  // streams it ran. Distinct sectors are counted only where their number may pass the range's
+  // half (GridStores' test): a scatter's wide range is turned down without sorting it.
+  std::map<std::uint32_t, CtaStoreRange> store_ranges(const Kernel& k, const std::vector<std::uint32_t>& cta, std::uint64_t first) {
+    std::map<std::uint32_t, CtaStoreRange> ranges;
+    std::vector<std::pair<CtaStoreRange, std::vector<std::uint64_t>>> found;  // per store PC met
+    std::vector<std::uint32_t> pcs;
+    if (store_slot_.size() < k.program.size()) store_slot_.resize(k.program.size(), -1);
+    for (auto w : cta) {
+      const auto& ws = k.warps[w];
+      for (std::uint64_t di = ws.begin; di < ws.end; ++di) {
+        const auto& d = k.dyn[di];
+        const auto& s = k.program[d.static_index];
+        if (s.mem_op != MemOp::store || d.addr_count == 0 || !(s.space == MemSpace::global || s.space == MemSpace::generic)) continue;
+        const std::size_t at = static_cast<std::size_t>(di - first);
+        if (begin_[at + 1] == begin_[at]) continue;
+        int& slot = store_slot_[d.static_index];
+        if (slot < 0) {
+          slot = static_cast<int>(found.size());
+          found.emplace_back();
+          pcs.push_back(d.static_index);
+        }
+        auto& [r, v] = found[static_cast<std::size_t>(slot)];
+        for (std::size_t j = begin_[at]; j < begin_[at + 1]; ++j) {
+          r.lo = std::min(r.lo, sectors_[j] * 32);
+          r.end = std::max(r.end, sectors_[j] * 32 + 32);
+          v.push_back(sectors_[j]);
+        }
+        r.position_sum += static_cast<double>(di - ws.begin);
+        r.executions += 1;
+      }
+    }
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      auto& [r, v] = found[i];
+      if (double(v.size()) * 32 * 2 >= double(r.end - r.lo)) {
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+      }
+      r.sectors = v.size();
+      ranges.emplace(pcs[i], r);
+      store_slot_[pcs[i]] = -1;
+    }
+    return ranges;
   }
 
   // Per-word update counts over the traced CTAs. The traced CTAs stand for the grid: words
@@ -357,6 +410,17 @@ class AddressProfiler {
           const bool mate_here = (j > 0 && secs[j - 1] == mate) || (j + 1 < nsec && secs[j + 1] == mate);
           if (store) stored_first_.insert(secs[j]);
           else if (load) {
+            // A sector a CTA not traced so far stores earlier in its stream (a running neighbour
+            // of the reader, or one after it), by how many CTAs after the reader it comes.
+            if (!grid_stores_.empty()) {
+              const std::int64_t writer = grid_stores_.writer(secs[j], static_cast<double>(di - ws.begin));
+              if (writer >= 0) {
+                const Dim3& g = k.launch.grid;
+                const Dim3& c = ws.cta;
+                const std::int64_t reader = std::int64_t(c.x) + std::int64_t(g.x) * (std::int64_t(c.y) + std::int64_t(g.y) * c.z);
+                p.l2_cold_written_later[writer_bucket(static_cast<std::uint64_t>(std::max<std::int64_t>(0, writer - reader)))]++;
+              }
+            }
             const std::int64_t mate_dist = mate_here || stored_first_.count(mate) ? -1 : rp.distance_since(mate);
             if (mate_dist < 0) outright_miss = true;
             else if (fills < 64) fill_buckets[fills++] = ReuseProfiler::bucket(static_cast<std::uint64_t>(mate_dist));
@@ -393,6 +457,8 @@ class AddressProfiler {
   LastUseMap sharers_;                     // sector -> the window's CTAs that touched it (| kMark)
   std::size_t window_sharers_ = 0;         // the window's CTAs, once the L1 passes counted them
   ReuseProfiler l2_;
+  GridStores grid_stores_;  // the stores of CTAs not traced so far, from the window's
+  std::vector<int> store_slot_;  // store_ranges' scratch: per PC, its place among the CTA's store PCs (-1: none)
   std::unordered_set<std::uint64_t> written_;  // sectors stored to so far (L2 profile)
   std::unordered_set<std::uint64_t> stored_first_;  // sectors a store touched first (L2 profile): not fetched
   std::unordered_set<std::uint32_t> first_half_;  // warps of the window's first half of CTAs

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "gpuperf/model/grid_stores.hpp"
 #include "gpuperf/model/memory.hpp"
 #include "gpuperf/trace/ir.hpp"
 
@@ -53,6 +54,11 @@ struct PcStats {
   // distance, in requests with no other first touch: where L2 fills 64 B on a miss, these
   // requests find all they lack there.
   std::uint64_t l2_pair_fill_hist[ReuseProfiler::kBuckets] = {0};
+  // Loads' first touches (counted in l2_cold) of sectors that a CTA the trace has not shown
+  // so far stores at an earlier point of its stream (model/grid_stores.hpp), by how many CTAs
+  // after the reader the writer comes (writer_bucket): found in L2 where the writer runs
+  // beside the reader.
+  std::uint64_t l2_cold_written_later[kWriterBuckets] = {0};
   std::uint64_t l2_first_writes = 0;  // stores: sectors this PC is the first in the kernel to write (each is written back once)
   // The L2 profile's first touches made by the first half of the traced CTAs (the profiler's
   // count), and the exponent with which the PC's distinct sectors grow with the CTAs (1: each

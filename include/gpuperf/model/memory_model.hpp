@@ -127,12 +127,18 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     // A sample's first touches of sectors that the grid's untraced CTAs share: of the PC's
     // cold accesses, grid_scale^(growth - 1) stay first touches in the grid, the others find
     // the sector another CTA fetched (held by the L2 in grid_hold of the cases). Loads only.
-    double cold = static_cast<double>(p.l2_cold), shared = 0;
+    // First touches of sectors a CTA the trace leaves out has written already: found in L2
+    // where that CTA runs beside the reader (within a round's CTAs of it).
+    double cold = static_cast<double>(p.l2_cold), shared = 0, written = 0;
     if (!is_store && !is_atomic) {
+      const double round = static_cast<double>(g.sms) * o.blocks_per_sm;
+      for (int b = 0; b < kWriterBuckets; ++b) written += static_cast<double>(p.l2_cold_written_later[b]) * writer_bucket_share_below(b, round);
+      written = std::min(written, cold);
+      cold -= written;
       shared = cold * (1 - grid_cold_share(p));
       cold -= shared;
     }
-    if (total > 0) h2all = std::min(1.0, h2all + (shared * grid_hold + warm_fraction * cold) / total);
+    if (total > 0) h2all = std::min(1.0, h2all + ((shared + written) * grid_hold + warm_fraction * cold) / total);
     m.h1 = h1;
     m.h2 = h1 < 1 ? std::clamp((h2all - h1) / (1 - h1), 0.0, 1.0) : 1.0;
     // First touches that a 64 B fill has brought with their neighbour: as many of them as stay

@@ -68,9 +68,10 @@ struct RatesKey {
   L1Sharing l1;
   double l2_bytes = 0, warm_fraction = 0;
   bool cold_l2 = false;
+  double round_ctas = 0;  // SMs x CTAs an SM holds (pc_rates: which writers run beside a reader)
   bool operator==(const RatesKey& o) const {
     return tables_id == o.tables_id && arch == o.arch && shared_config_kib == o.shared_config_kib && l1 == o.l1 &&
-           l2_bytes == o.l2_bytes && warm_fraction == o.warm_fraction && cold_l2 == o.cold_l2;
+           l2_bytes == o.l2_bytes && warm_fraction == o.warm_fraction && cold_l2 == o.cold_l2 && round_ctas == o.round_ctas;
   }
 };
 
@@ -117,7 +118,7 @@ class Predictor {
   // Per-PC hit rates and traffic on g (model/memory_model.hpp), cached.
   std::shared_ptr<const MemoryRates> memory_rates(const GpuSpec& g, const Occupancy& o, double warm_fraction, bool cold_l2) const {
     const detail::L1Sharing l1 = detail::l1_sharing(*an_, g, o);
-    detail::RatesKey key{g.tables->id(), g.arch, o.shared_config_kib, l1, g.l2_bytes, warm_fraction, cold_l2};
+    detail::RatesKey key{g.tables->id(), g.arch, o.shared_config_kib, l1, g.l2_bytes, warm_fraction, cold_l2, static_cast<double>(g.sms) * o.blocks_per_sm};
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (auto& [k, v] : rates_cache_)
