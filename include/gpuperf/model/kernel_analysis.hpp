@@ -65,6 +65,9 @@ struct PcStats {
   // CTA touches its own; 0: all share them), from the two: what the grid's other CTAs share.
   std::uint64_t l2_cold_first_half = 0;
   double l2_cold_growth = 1;
+  // Loads drawn from one region (AddressProfiler): the PC's part of the region's sectors, which
+  // bounds the grid's first touches of the PC (0: not bounded).
+  double l2_cold_extent_sectors = 0;
   bool has_profile = false;
   // Accesses the L1 reuse profiles saw at this PC (first touches and reuses).
   double l1_profiled() const {

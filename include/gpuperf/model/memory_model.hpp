@@ -45,10 +45,15 @@ namespace detail {
 inline bool uses_profiled_rates(const PcStats& p, const ProfiledRates& prof) { return !p.has_profile && prof.present; }
 
 // Of a sampled PC's first touches (scaled by grid_scale), the share that stays first touches in
-// the grid: grid_scale^(growth - 1) as its distinct sectors grow as n^growth; all of them for
-// a whole-grid trace or data each CTA owns.
+// the grid: grid_scale^(growth - 1) as its distinct sectors grow as n^growth, and no more than
+// the region its loads are drawn from holds; all of them for a whole-grid trace or data each
+// CTA owns.
 inline double grid_cold_share(const PcStats& p) {
-  return p.grid_scale > 1 && p.l2_cold_growth < 1 ? std::pow(p.grid_scale, p.l2_cold_growth - 1) : 1.0;
+  double share = p.grid_scale > 1 && p.l2_cold_growth < 1 ? std::pow(p.grid_scale, p.l2_cold_growth - 1) : 1.0;
+  // No more than the region a PC's loads are drawn from holds.
+  const double grid_cold = static_cast<double>(p.l2_cold) * p.grid_scale;
+  if (p.l2_cold_extent_sectors > 0 && grid_cold > 0) share = std::min(share, p.l2_cold_extent_sectors / grid_cold);
+  return share;
 }
 
 inline double l1_capacity_bytes(const ArchTable& a, const Occupancy& o) {
