@@ -442,6 +442,10 @@ TEST_CASE("a trace analysed as it is read: the reader keeps 32 CTAs, and the ana
     CHECK(std::equal(std::begin(p.phase_reuse), std::end(p.phase_reuse), std::begin(q.phase_reuse)));
     CHECK(std::equal(std::begin(p.l2_hist), std::end(p.l2_hist), std::begin(q.l2_hist)));
     CHECK(std::equal(std::begin(p.l2_cold_written_later), std::end(p.l2_cold_written_later), std::begin(q.l2_cold_written_later)));
+    CHECK(std::equal(std::begin(p.l1_request_hist), std::end(p.l1_request_hist), std::begin(q.l1_request_hist)));
+    CHECK(std::equal(std::begin(p.l2_request_hist), std::end(p.l2_request_hist), std::begin(q.l2_request_hist)));
+    CHECK(p.l1_request_cold == q.l1_request_cold);
+    CHECK(p.l2_request_cold == q.l2_request_cold);
     CHECK(p.l2_cold_extent_sectors == q.l2_cold_extent_sectors);
     profiled += p.has_profile;
   }
@@ -889,6 +893,36 @@ TEST_CASE("a sample's loads drawn at random from one table bring no more from DR
   CHECK(lookups.memory.dram_read_bytes >= table * 0.9);
   // Rows that move with the CTA stay each CTA's own: 10,000 x 4 KiB.
   CHECK(rows.memory.dram_read_bytes == doctest::Approx(10000.0 * 4096).epsilon(0.01));
+}
+
+// One warp, `reps` requests over 32 lines (a 4 B word in each, rows 16 KiB apart), then a use:
+// the lines are fetched once (a first pass of `reps` requests over the same 32 lines), after
+// which every request finds all its lines but one in L1: lane `reps % 32` reads a new line.
+Kernel gather_with_one_new_line(int reps) {
+  std::ostringstream t;
+  t << "-kernel name = gather\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = "
+    << 2 * reps + 1 << "\n" << std::hex;
+  for (int r = 0; r < reps; ++r) {
+    t << "0010 ffffffff 1 R4 LDG.E 1 R2 4 0";
+    for (int l = 0; l < 32; ++l) t << " 0x" << 0x1000000ull + 0x4000ull * l + (l == r % 32 ? 0x100000ull * (r + 1) : 0);
+    t << " 0\n0018 ffffffff 1 R6 IADD3 2 R4 R4 0 0\n";
+  }
+  t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n" << std::dec;
+  return kernel_from_trace_text(t.str(), "gpuperf_test_gather.traceg");
+}
+
+TEST_CASE("a warp's load waits for its last line: a gather whose every request misses on one line of 32 waits for a miss") {
+  // Found on the train part: HeCBench simpleSpmv's mv_csr (each lane gathers x at its row's
+  // columns) was 0.56x of its measured time, its loads charged the average of their lines'
+  // latencies: 97 % L1 hits.
+  auto h100 = GpuSpec::from_catalog(shipped_tables(), "h100");
+  const Kernel k = gather_with_one_new_line(64);
+  const double latency = pc_latency_of(k, h100, 0x10);
+  const auto r = Predictor(std::make_shared<const Kernel>(k)).predict(h100);
+  CHECK(r.memory.l1_hit_rate > 0.9);                    // most sectors hit
+  CHECK(latency > 0.9 * h100.dram_latency);             // every request waits for a DRAM miss
+  CHECK(latency < 1.1 * loaded_dram_latency(h100, 32));  // of about one line, not 32 (1.6x more)
 }
 
 }  // namespace gpuperf_test_memory_requests

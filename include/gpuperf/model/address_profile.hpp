@@ -163,6 +163,10 @@ class AddressProfiler {
       std::copy(std::begin(q.l2_hist), std::end(q.l2_hist), std::begin(p.l2_hist));
       std::copy(std::begin(q.l2_pair_fill_hist), std::end(q.l2_pair_fill_hist), std::begin(p.l2_pair_fill_hist));
       std::copy(std::begin(q.l2_cold_written_later), std::end(q.l2_cold_written_later), std::begin(p.l2_cold_written_later));
+      std::copy(std::begin(q.l1_request_hist), std::end(q.l1_request_hist), std::begin(p.l1_request_hist));
+      std::copy(std::begin(q.l2_request_hist), std::end(q.l2_request_hist), std::begin(p.l2_request_hist));
+      p.l1_request_cold = q.l1_request_cold;
+      p.l2_request_cold = q.l2_request_cold;
       p.l1_cold = q.l1_cold;
       p.l2_cold = q.l2_cold;
       p.l2_first_writes = q.l2_first_writes;
@@ -425,12 +429,16 @@ class AddressProfiler {
       int fill_buckets[64];
       std::size_t fills = 0;
       bool outright_miss = false;
+      std::int64_t request_longest = -1;  // the request's longest reuse distance
+      bool request_first_touch = false;
       for (std::size_t j = 0; j < nsec; ++j) {
         std::uint32_t previous_warp = warp;  // L1: the warp of the sector's previous access
         std::int64_t dist = l1 ? rp.access(secs[j], warp, previous_warp) : rp.access(secs[j]);
         if (!l1) (dist < 0 ? p.phase_first : p.phase_reuse)[phase] += 1;
         if (dist < 0) (l1 ? p.l1_cold : p.l2_cold)++;
         else (l1 ? p.l1_hist : p.l2_hist)[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
+        if (dist < 0) request_first_touch = true;
+        else request_longest = std::max(request_longest, dist);
         if (l1 && dist < 0) {
           first_in_cta_[begin_[at] + j] = 1;
           std::uint64_t& n = sharers_.slot(secs[j]);
@@ -478,6 +486,10 @@ class AddressProfiler {
       }
       if (!outright_miss)
         for (std::size_t f = 0; f < fills; ++f) p.l2_pair_fill_hist[fill_buckets[f]]++;
+      if (load && nsec > 0) {
+        if (request_first_touch) (l1 ? p.l1_request_cold : p.l2_request_cold)++;
+        else (l1 ? p.l1_request_hist : p.l2_request_hist)[ReuseProfiler::bucket(static_cast<std::uint64_t>(request_longest))]++;
+      }
       if (!l1 && load && windows_ == 1 && nsec > 0) extent(d.static_index, warp, secs, nsec);
     });
   }

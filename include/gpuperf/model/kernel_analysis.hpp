@@ -49,6 +49,11 @@ struct PcStats {
   double phase_first[kTrafficPhases] = {0}, phase_reuse[kTrafficPhases] = {0};
   std::uint64_t l2_hist[ReuseProfiler::kBuckets] = {0};
   std::uint64_t l1_cold = 0, l2_cold = 0;
+  // Loads, per request: the longest reuse distance among its sectors, or a first touch among
+  // them (the request's *_cold), in the L1 and L2 profiles. A warp's load waits for its last
+  // sector: a request hits only where all of its sectors do.
+  std::uint64_t l1_request_hist[ReuseProfiler::kBuckets] = {0}, l2_request_hist[ReuseProfiler::kBuckets] = {0};
+  std::uint64_t l1_request_cold = 0, l2_request_cold = 0;
   // Loads' first touches (counted in l2_cold) whose neighbour in the sector's aligned 64 B pair
   // an earlier request had brought into L2 (a load, not a store), by the neighbour's reuse
   // distance, in requests with no other first touch: where L2 fills 64 B on a miss, these

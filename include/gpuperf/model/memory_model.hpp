@@ -29,6 +29,9 @@ struct PcMemory {
   // L1 misses that miss in L2 for traffic but find their sector there for latency: a 64 B
   // fill brought it with its neighbour's miss (calibrate/dram_locality_probe.cu).
   double h2_pair_fill = 0;
+  // For a load's wait (pc_latency): h1 and h2 of whole requests, which hit only where all their
+  // sectors do. Equal to h1 and h2 where the profile has no requests that miss apart.
+  double h1_request = 0, h2_request = 0;
   double latency = 0;          // average result latency, cycles
   double dram_sectors = 0, l2_sectors = 0;
   double l1_wavefronts = 0;    // global-like: the L1 wavefronts of its requests on this GPU, scaled to the grid
@@ -146,6 +149,22 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     if (total > 0) h2all = std::min(1.0, h2all + ((shared + written) * grid_hold + warm_fraction * cold) / total);
     m.h1 = h1;
     m.h2 = h1 < 1 ? std::clamp((h2all - h1) / (1 - h1), 0.0, 1.0) : 1.0;
+    // A warp's load waits for its last sector: where a request's sectors miss apart (a gather
+    // over many lines, some of them held), requests miss more often than sectors. Each level's
+    // miss share is scaled by the profile's request-to-sector miss ratio at that capacity.
+    m.h1_request = m.h1;
+    m.h2_request = m.h2;
+    if (s.mem_op == MemOp::load) {
+      auto request_miss_ratio = [](double sector_hit, double request_hit) { return sector_hit < 1 ? std::max(1.0, (1 - request_hit) / (1 - sector_hit)) : 1.0; };
+      const double all_miss = std::min(1.0, (1 - h2all) * request_miss_ratio(hit_rate(p.l2_hist, p.l2_cold, g.l2_bytes, block, a.cachev("l2_assoc")),
+                                                                          hit_rate(p.l2_request_hist, p.l2_request_cold, g.l2_bytes, block, a.cachev("l2_assoc"))));
+      if (!past_l1 && p.l1_profiled() > 0) {
+        const double own = expected_hits(p.l1_hist, l1.bytes_per_cta, block, a.cachev("l1_assoc")) / p.l1_profiled();
+        const double request = hit_rate(p.l1_request_hist, p.l1_request_cold, l1.bytes_per_cta, block, a.cachev("l1_assoc"));
+        m.h1_request = 1 - std::min(1.0, (1 - h1) * request_miss_ratio(own, request));
+      }
+      m.h2_request = m.h1_request < 1 ? std::clamp(1 - all_miss / (1 - m.h1_request), 0.0, 1.0) : 1.0;
+    }
     // First touches that a 64 B fill has brought with their neighbour: as many of them as stay
     // first touches in the grid and are not warm already, with the neighbour still held.
     if (a.cachev("l2_fill_bytes") >= 64 && total > 0 && h1 < 1) {
@@ -194,6 +213,10 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
       m.h1 = h1;
     }
   }
+  if (!p.has_profile) {
+    m.h1_request = m.h1;
+    m.h2_request = m.h2;
+  }
   double sectors = p.sectors;
   m.l2_sectors = is_atomic ? p.requests : sectors * (1 - m.h1);
   m.dram_sectors = is_atomic ? 0 : sectors * (1 - m.h1) * (1 - m.h2);
@@ -239,9 +262,12 @@ inline double pc_latency(const StaticInstr& s, const PcStats& p, const InstrDesc
   // No lane accessed memory: no wait for data (calibrate/predicated_off_load.cu measured such a
   // load 18 cycles under an L1 hit in a chain); the L1 hit latency is an upper estimate.
   if (!p.has_profile && p.requests == 0) return g.l1_hit_latency;
-  // A warp's load completes with its last line. Profiled rates count sectors; a request
-  // spread over several lines waits unless all of them hit (taken as independent).
-  double h1 = m.h1, h2 = m.h2;
+  // A warp's load completes with its last line: traced PCs' requests hit as whole requests
+  // (pc_rates' h1_request). Profiled rates count sectors; a request spread over several lines
+  // waits unless all of them hit (taken as independent).
+  double h1 = m.h1_request, h2 = m.h2_request;
+  // The L1 hit parts below are the sectors'; a request keeps them in proportion.
+  const double request_share = m.h1 > 0 ? m.h1_request / m.h1 : 0.0;
   if (prof.present && !p.has_profile && p.requests > 0) {
     const double lines = std::max(1.0, p.sectors / p.requests / assume::sectors_per_line);
     h1 = std::pow(h1, lines);
@@ -254,18 +280,20 @@ inline double pc_latency(const StaticInstr& s, const PcStats& p, const InstrDesc
   // rate's request already waits for a miss unless all its lines hit, each line an independent
   // draw of the kernel-wide rate (above), which charges wide requests more than their own
   // misses would (simpleSpmv's kernels on the train part: 1.2x slow from counts, 1.5x with it).
-  const double lines = p.has_profile && p.requests > 0 && p.lines > p.requests ? p.lines / p.requests : 1.0;
+  // A request that misses waits for the lines it misses: its share of the request's lines.
+  const double request_lines = p.has_profile && p.requests > 0 && p.lines > p.requests ? p.lines / p.requests : 1.0;
+  const double lines = std::clamp(request_lines * (1 - m.h1) / std::max(1e-9, 1 - h1), 1.0, request_lines);
   const double dram_wide = g.dram_latency_vs_lines ? g.dram_latency_vs_lines->at(lines) / g.dram_latency_vs_lines->y.front() : 1.0;
   const double l2_wide = g.l2_latency_vs_lines ? bound::loaded_latency_excess(*g.l2_latency_vs_lines, lines) : 0.0;
   const double l2_found = std::min(1.0, h2 + m.h2_pair_fill);
   const double miss = l2_found * (g.l2_hit_latency + l2_wide) + (1 - l2_found) * dram_latency * dram_wide;
-  const double in_flight = std::min(m.h1_in_flight, h1);
+  const double in_flight = std::min(m.h1_in_flight * request_share, h1);
   // An in-flight hit waits for its CTA's first touch of the sector, which another CTA of the
   // SM may have fetched already (h1_shared: an L1 hit).
   const double first_touches = p.has_profile ? static_cast<double>(p.l1_cold) / std::max(1.0, p.l1_profiled()) : 0.0;
   const double fetched = first_touches > 0 ? std::clamp(m.h1_shared / first_touches, 0.0, 1.0) : 0.0;
   const double first_touch = fetched * g.l1_hit_latency + (1 - fetched) * miss;
-  const double shared_in_flight = std::min(m.h1_shared_in_flight, h1 - in_flight);
+  const double shared_in_flight = std::min(m.h1_shared_in_flight * request_share, h1 - in_flight);
   return (h1 - in_flight - shared_in_flight) * g.l1_hit_latency + in_flight * std::max(g.l1_hit_latency, first_touch) +
          shared_in_flight * std::max(g.l1_hit_latency, miss) + (1 - h1) * miss;
 }
