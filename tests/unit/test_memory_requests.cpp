@@ -880,6 +880,33 @@ Kernel ctas_looking_up(bool drawn) {
   return kernel_from_trace_text(t.str(), "gpuperf_test_lookups.traceg");
 }
 
+TEST_CASE("drawn regions: CTAs whose mean sectors follow their order own their data; others draw from one region") {
+  auto extent_of = [](const std::vector<std::uint64_t>& cta_sector) {
+    LoadExtent e;
+    for (std::size_t c = 0; c < cta_sector.size(); ++c) {
+      const std::uint64_t secs[2] = {cta_sector[c], cta_sector[c] + 1};
+      e.add(c, secs, 2);
+    }
+    return e;
+  };
+  CHECK(moves_with_cta(extent_of({100, 200, 300, 400, 500, 600, 700, 800})));        // each its own rows
+  CHECK(moves_with_cta(extent_of({800, 700, 600, 500, 400, 300, 200, 100})));        // in reverse
+  CHECK_FALSE(moves_with_cta(extent_of({500, 120, 780, 300, 640, 90, 410, 260})));   // at random
+  CHECK(moves_with_cta(extent_of({500, 120})));                                      // too few to tell
+  // Two PCs drawing from one 1,000-sector region share it; the widening is (n + 1) / (n - 1).
+  std::vector<PcStats> pcs(2);
+  for (auto& p : pcs) { p.l2_cold = 100; p.grid_scale = 1000; }
+  const LoadExtent a = extent_of({500, 120, 780, 300, 640, 90, 410, 260}), b = extent_of({550, 170, 830, 350, 690, 140, 460, 310});
+  bound_drawn_regions({a, b}, {true, true}, pcs);
+  // Each spans 692 sectors (widened to 890), b 50 past a: their union is 940.
+  CHECK(pcs[0].l2_cold_extent_sectors + pcs[1].l2_cold_extent_sectors == doctest::Approx(692.0 * 9 / 7 + 50).epsilon(0.01));
+  CHECK(pcs[0].l2_cold_extent_sectors == doctest::Approx(pcs[1].l2_cold_extent_sectors));
+  std::vector<PcStats> few(1);
+  few[0].l2_cold = 100;
+  bound_drawn_regions({a}, {false}, few);  // too few first touches to tell
+  CHECK(few[0].l2_cold_extent_sectors == 0);
+}
+
 TEST_CASE("a sample's loads drawn at random from one table bring no more from DRAM than the table holds") {
   // Found on the train part: Rodinia b+tree (each CTA walks one query down a 4 MB tree; 8 of
   // 10,000 CTAs traced) read 11.5 MB from DRAM in the model and 4.3 MB on the H100: each traced

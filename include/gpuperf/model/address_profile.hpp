@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "gpuperf/model/drawn_regions.hpp"
 #include "gpuperf/model/grid_stores.hpp"
 #include "gpuperf/model/kernel_analysis.hpp"
 #include "gpuperf/model/memory.hpp"
@@ -125,9 +126,9 @@ class AddressProfiler {
           if (cta_of_warp_.size() <= w) cta_of_warp_.resize(w + 1, UINT32_MAX);
           cta_of_warp_[w] = static_cast<std::uint32_t>(c);
         }
-    }
-    else
+    } else {
       std::unordered_set<std::uint64_t>().swap(first_half_touched_);
+    }
     // The stores of CTAs the trace has not shown so far, extrapolated from the window's, for
     // the L2 pass to tell the loads that find their sector written already.
     const bool fits = ctas.size() >= GridStores::kMinCtas;  // fewer CTAs tell no stride
@@ -194,40 +195,12 @@ class AddressProfiler {
         if (c.shapes[sh])
           p.bank_shared_loads.push_back({static_cast<std::uint8_t>(sh / kShapeLines), static_cast<std::uint8_t>(sh % kShapeLines), c.shapes[sh] * p.grid_scale});
     }
-    bound_drawn_regions(a);
+    if (windows_ == 1) {  // a sample's first touches: bounded where drawn from one region
+      std::vector<bool> enough(pcs_.size());
+      for (std::size_t i = 0; i < pcs_.size(); ++i) enough[i] = pcs_[i].l2_cold_first_half >= 16;
+      gpuperf::bound_drawn_regions(extents_, enough, a.pcs);
+    }
     finish_atomics(a);
-  }
-
-  // Where the sample shows a PC's loads drawn from one region (the CTAs' mean addresses do not
-  // move with the CTA: a tree walked from its root, a table looked up at random), the grid's
-  // first touches stay within it: the span over n CTAs, widened by (n + 1) / (n - 1) for the
-  // region's ends the sample missed. PCs whose regions overlap (two walks of one tree) share
-  // their union, in proportion to their grid first touches. Data that move with the CTA (each
-  // its own rows) are left unbounded.
-  void bound_drawn_regions(KernelAnalysis& a) const {
-    if (windows_ != 1) return;
-    struct Drawn { double lo, hi; std::size_t pc; };
-    std::vector<Drawn> drawn;
-    for (std::size_t i = 0; i < extents_.size() && i < a.pcs.size(); ++i) {
-      const auto& e = extents_[i];
-      const double n = static_cast<double>(e.ctas());
-      if (pcs_[i].l2_cold_first_half < 16 || n < kMinDrawnCtas || e.hi <= e.lo || e.moves_with_cta()) continue;
-      const double span = double(e.hi - e.lo + 1), widen = span * (n + 1) / (n - 1) - span;
-      drawn.push_back({double(e.lo) - widen / 2, double(e.hi) + widen / 2, i});
-    }
-    std::sort(drawn.begin(), drawn.end(), [](const Drawn& x, const Drawn& y) { return x.lo < y.lo; });
-    for (std::size_t g = 0; g < drawn.size();) {
-      std::size_t e = g;
-      double hi = drawn[g].hi, cold = 0;
-      while (e + 1 < drawn.size() && drawn[e + 1].lo <= hi) hi = std::max(hi, drawn[++e].hi);
-      for (std::size_t j = g; j <= e; ++j) cold += static_cast<double>(a.pcs[drawn[j].pc].l2_cold) * a.pcs[drawn[j].pc].grid_scale;
-      const double region = hi - drawn[g].lo;
-      for (std::size_t j = g; j <= e && cold > 0; ++j) {
-        auto& p = a.pcs[drawn[j].pc];
-        p.l2_cold_extent_sectors = region * static_cast<double>(p.l2_cold) * p.grid_scale / cold;
-      }
-      g = e + 1;
-    }
   }
 
  private:
@@ -333,7 +306,7 @@ class AddressProfiler {
     }
     for (std::size_t i = 0; i < found.size(); ++i) {
       auto& [r, v] = found[i];
-      if (double(v.size()) * 32 * 2 >= double(r.end - r.lo)) {
+      if (double(v.size()) * 32 >= GridStores::kMinWrittenShare * double(r.end - r.lo)) {
         std::sort(v.begin(), v.end());
         v.erase(std::unique(v.begin(), v.end()), v.end());
       }
@@ -490,56 +463,11 @@ class AddressProfiler {
         if (request_first_touch) (l1 ? p.l1_request_cold : p.l2_request_cold)++;
         else (l1 ? p.l1_request_hist : p.l2_request_hist)[ReuseProfiler::bucket(static_cast<std::uint64_t>(request_longest))]++;
       }
-      if (!l1 && load && windows_ == 1 && nsec > 0) extent(d.static_index, warp, secs, nsec);
-    });
-  }
-
-  // The span of a PC's loads over the first window's CTAs, and the mean sector each of its
-  // CTAs (by place in the window, the first 64) loads.
-  struct Extent {
-    std::uint64_t lo = UINT64_MAX, hi = 0, origin = 0;  // origin: the first sector seen
-    std::vector<double> sum, count;  // per CTA place: sectors past the origin, loads
-    std::size_t ctas() const { return static_cast<std::size_t>(std::count_if(count.begin(), count.end(), [](double c) { return c > 0; })); }
-    // Whether the CTAs' mean sectors follow their order (|Spearman rank correlation| of at
-    // least kMovingRankCorrelation): each CTA its own part of the data.
-    bool moves_with_cta() const {
-      std::vector<std::pair<double, double>> m;  // (place, mean sector)
-      for (std::size_t c = 0; c < count.size(); ++c)
-        if (count[c] > 0) m.push_back({double(c), sum[c] / count[c]});
-      const std::size_t n = m.size();
-      if (n < 3) return true;
-      std::vector<std::size_t> by_mean(n);
-      for (std::size_t j = 0; j < n; ++j) by_mean[j] = j;
-      std::sort(by_mean.begin(), by_mean.end(), [&](std::size_t a, std::size_t b) { return m[a].second < m[b].second; });
-      std::vector<double> rank(n);
-      for (std::size_t r = 0; r < n;) {  // ties share their mean rank
-        std::size_t e = r;
-        while (e + 1 < n && m[by_mean[e + 1]].second == m[by_mean[r]].second) ++e;
-        for (std::size_t j = r; j <= e; ++j) rank[by_mean[j]] = 0.5 * double(r + e);
-        r = e + 1;
+      if (!l1 && load && windows_ == 1 && nsec > 0) {
+        if (extents_.size() <= d.static_index) extents_.resize(pcs_.size());
+        extents_[d.static_index].add(warp < cta_of_warp_.size() ? cta_of_warp_[warp] : LoadExtent::kPlaces, secs, nsec);
       }
-      double d2 = 0;
-      for (std::size_t j = 0; j < n; ++j) d2 += (rank[j] - double(j)) * (rank[j] - double(j));
-      const double rho = 1 - 6 * d2 / (double(n) * (double(n) * double(n) - 1));
-      return std::abs(rho) >= kMovingRankCorrelation;
-    }
-  };
-  static constexpr std::size_t kMinDrawnCtas = 4;
-  static constexpr double kMovingRankCorrelation = 0.8;  // |rho| > 0.8 of 8 CTAs drawn at random: p < 0.02
-  // A request's sectors (sorted), into its PC's extent.
-  void extent(std::uint32_t pc, std::uint32_t warp, const std::uint64_t* secs, std::size_t n) {
-    if (extents_.size() <= pc) extents_.resize(pcs_.size());
-    auto& e = extents_[pc];
-    if (e.lo == UINT64_MAX) e.origin = secs[0];
-    e.lo = std::min(e.lo, secs[0]);
-    e.hi = std::max(e.hi, secs[n - 1]);
-    const std::uint32_t place = warp < cta_of_warp_.size() ? cta_of_warp_[warp] : UINT32_MAX;
-    if (place >= 64) return;
-    if (e.count.empty()) { e.sum.assign(64, 0); e.count.assign(64, 0); }
-    double sum = 0;
-    for (std::size_t j = 0; j < n; ++j) sum += static_cast<double>(static_cast<std::int64_t>(secs[j] - e.origin));
-    e.sum[place] += sum;
-    e.count[place] += static_cast<double>(n);
+    });
   }
 
   std::vector<PcStats> pcs_;  // the profile parts, per PC
@@ -565,7 +493,7 @@ class AddressProfiler {
   std::unordered_set<std::uint32_t> first_half_;  // warps of the window's first half of CTAs
   std::unordered_set<std::uint64_t> first_half_touched_;  // sectors those warps touched
   std::vector<std::uint32_t> cta_of_warp_;  // first window: warp -> its CTA's place (UINT32_MAX: none)
-  std::vector<Extent> extents_;  // per PC, first window
+  std::vector<LoadExtent> extents_;  // per load PC, over the first window
   std::size_t windows_ = 0, window_ctas_ = 0, first_window_ctas_ = 0;
   std::unordered_map<std::uint64_t, double> word_updates_, line_passes_;
   double per_cta_distinct_ = 0, atomic_ints_ = 0, atomic_floats_ = 0, atomic_updates_ = 0;

@@ -47,7 +47,12 @@ struct CtaStoreRange {
 // where the trace cannot tell.
 class GridStores {
  public:
+  // CTAs that must agree on a PC's stride: two define one, a third checks it (not a hardware
+  // quantity).
   static constexpr std::size_t kMinCtas = 3;
+  // Share of its byte range a CTA must write for the range to count as written: a contiguous
+  // block is all written, a matrix column a few percent of its span. Estimated, not fitted.
+  static constexpr double kMinWrittenShare = 0.5;
   static constexpr std::size_t kMaxRuns = 64;  // fitted store ranges kept (the queries' cost)
 
   // A window's CTA and its stores, PC by PC (its ranges, keyed by PC).
@@ -79,7 +84,7 @@ class GridStores {
       for (const auto& [x, r] : ctas) {
         const std::int64_t shift = (std::int64_t(x) - x0) * stride;
         agree = agree && std::int64_t(r.lo) - std::int64_t(r0.lo) == shift && std::int64_t(r.end - r.lo) == width &&
-                double(r.sectors) * 32 * 2 >= double(r.end - r.lo);
+                double(r.sectors) * 32 >= kMinWrittenShare * double(r.end - r.lo);
         pos += r.position_sum;
         execs += r.executions;
       }
