@@ -2,6 +2,7 @@
 // the L2's rate for their byte-masked writes (measured by calibrate/microbench.cu group lsu).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -860,9 +861,9 @@ TEST_CASE("a sampled CTA's load of what an untraced CTA beside it has stored alr
 // The first 8 CTAs of a 10,000-CTA grid, one warp each, making 4 requests of 32 sectors:
 // `drawn`, sectors at random in one 4 MiB table (lookups); else 128 consecutive sectors of the
 // CTA's own (each CTA its rows). Deterministic.
-Kernel ctas_looking_up(bool drawn) {
+Kernel ctas_looking_up(bool drawn, unsigned grid_y = 1) {
   std::ostringstream t;
-  t << "-kernel name = lookups\n-kernel id = 1\n-grid dim = (10000,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n"
+  t << "-kernel name = lookups\n-kernel id = 1\n-grid dim = (10000," << grid_y << ",1)\n-block dim = (32,1,1)\n-shmem = 0\n"
     << "-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 8\n-cta sampling = first 8\n\n"
     << "#BEGIN_TB\n";
   std::uint64_t seed = 11;
@@ -920,6 +921,10 @@ TEST_CASE("a sample's loads drawn at random from one table bring no more from DR
   CHECK(lookups.memory.dram_read_bytes >= table * 0.9);
   // Rows that move with the CTA stay each CTA's own: 10,000 x 4 KiB.
   CHECK(rows.memory.dram_read_bytes == doctest::Approx(10000.0 * 4096).epsilon(0.01));
+  // A sample inside one row of a grid of rows cannot tell data that move from row to row (a
+  // GEMM's A tiles): nothing is bounded there.
+  const auto one_row = Predictor(std::make_shared<const Kernel>(ctas_looking_up(true, 4))).predict(h100);
+  CHECK(one_row.memory.dram_read_bytes > 4 * table);
 }
 
 // One warp, `reps` requests over 32 lines (a 4 B word in each, rows 16 KiB apart), then a use:

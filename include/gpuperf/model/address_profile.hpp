@@ -120,6 +120,14 @@ class AddressProfiler {
     if (windows_ == 1) first_window_ctas_ = ctas.size();
     first_half_.clear();
     if (windows_ == 1) {
+      // Whether the window reaches every dimension the grid extends in: a window inside one row
+      // of a grid of rows cannot tell data that move from row to row (a GEMM's A tiles).
+      bool y_varies = false, z_varies = false;
+      for (auto& c : ctas) {
+        y_varies = y_varies || k.warps[c.front()].cta.y != k.warps[ctas.front().front()].cta.y;
+        z_varies = z_varies || k.warps[c.front()].cta.z != k.warps[ctas.front().front()].cta.z;
+      }
+      window_spans_grid_ = (k.launch.grid.y == 1 || y_varies) && (k.launch.grid.z == 1 || z_varies);
       for (std::size_t c = 0; c < ctas.size() / 2; ++c) first_half_.insert(ctas[c].begin(), ctas[c].end());
       for (std::size_t c = 0; c < ctas.size(); ++c)
         for (auto w : ctas[c]) {
@@ -195,7 +203,7 @@ class AddressProfiler {
         if (c.shapes[sh])
           p.bank_shared_loads.push_back({static_cast<std::uint8_t>(sh / kShapeLines), static_cast<std::uint8_t>(sh % kShapeLines), c.shapes[sh] * p.grid_scale});
     }
-    if (windows_ == 1) {  // a sample's first touches: bounded where drawn from one region
+    if (windows_ == 1 && window_spans_grid_) {  // a sample's first touches: bounded where drawn from one region
       std::vector<bool> enough(pcs_.size());
       for (std::size_t i = 0; i < pcs_.size(); ++i) enough[i] = pcs_[i].l2_cold_first_half >= 16;
       gpuperf::bound_drawn_regions(extents_, enough, a.pcs);
@@ -494,6 +502,7 @@ class AddressProfiler {
   std::unordered_set<std::uint64_t> first_half_touched_;  // sectors those warps touched
   std::vector<std::uint32_t> cta_of_warp_;  // first window: warp -> its CTA's place (UINT32_MAX: none)
   std::vector<LoadExtent> extents_;  // per load PC, over the first window
+  bool window_spans_grid_ = false;     // the first window reaches every dimension the grid extends in
   std::size_t windows_ = 0, window_ctas_ = 0, first_window_ctas_ = 0;
   std::unordered_map<std::uint64_t, double> word_updates_, line_passes_;
   double per_cta_distinct_ = 0, atomic_ints_ = 0, atomic_floats_ = 0, atomic_updates_ = 0;
