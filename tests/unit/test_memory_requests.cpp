@@ -852,6 +852,8 @@ TEST_CASE("a sampled CTA's load of what an untraced CTA beside it has stored alr
   auto h100 = GpuSpec::from_catalog(shipped_tables(), "h100");
   // The untraced CTAs 4-19 stored at the start of their streams, read after: found in L2.
   CHECK(pc_latency_of(serial_read_of_grid_stores(20, 0, 4, 4, false), h100, 0x20) == doctest::Approx(h100.l2_hit_latency));
+  const auto r = Predictor(std::make_shared<const Kernel>(serial_read_of_grid_stores(20, 0, 4, 4, false))).predict(h100);
+  CHECK(std::count(r.warnings.begin(), r.warnings.end(), Warning{WarningCode::stored_by_untraced, {"64", "64"}}) == 1);
   // Stored late in the writers' streams (after 400 instructions), read before: DRAM misses.
   CHECK(pc_latency_of(serial_read_of_grid_stores(20, 400, 4, 4, true), h100, 0x20) > 0.95 * h100.dram_latency);
   // Writers 50,000 CTAs after the readers run rounds later: DRAM misses.
@@ -921,10 +923,20 @@ TEST_CASE("a sample's loads drawn at random from one table bring no more from DR
   CHECK(lookups.memory.dram_read_bytes >= table * 0.9);
   // Rows that move with the CTA stay each CTA's own: 10,000 x 4 KiB.
   CHECK(rows.memory.dram_read_bytes == doctest::Approx(10000.0 * 4096).epsilon(0.01));
+  // The report says so for the lookups only.
+  auto noted = [](const KernelReport& r) {
+    for (const auto& w : r.warnings)
+      if (w.code == WarningCode::drawn_regions) return explain(w);
+    return std::string();
+  };
+  CHECK(noted(lookups) == "the loads of 1 PC(s) draw from one region across the traced CTAs (a table or a tree): the grid's first touches of them "
+                          "stay within it (5.4 MB), not the traced CTAs' scaled to the grid");
+  CHECK(noted(rows).empty());
   // A sample inside one row of a grid of rows cannot tell data that move from row to row (a
   // GEMM's A tiles): nothing is bounded there.
   const auto one_row = Predictor(std::make_shared<const Kernel>(ctas_looking_up(true, 4))).predict(h100);
   CHECK(one_row.memory.dram_read_bytes > 4 * table);
+  CHECK(noted(one_row).empty());
 }
 
 // One warp, `reps` requests over 32 lines (a 4 B word in each, rows 16 KiB apart), then a use:

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "gpuperf/arch/gpu_spec.hpp"
@@ -57,6 +59,29 @@ inline double grid_cold_share(const PcStats& p) {
   const double grid_cold = static_cast<double>(p.l2_cold) * p.grid_scale;
   if (p.l2_cold_extent_sectors > 0 && grid_cold > 0) share = std::min(share, p.l2_cold_extent_sectors / grid_cold);
   return share;
+}
+
+// The report's notes on what a sampled trace's addresses say about the CTAs it leaves out: loads
+// drawn from one region (PcStats::l2_cold_extent_sectors), first touches of sectors untraced
+// CTAs store (PcStats::l2_cold_written_later).
+inline std::vector<Warning> sampled_memory_warnings(const KernelAnalysis& an) {
+  std::vector<Warning> out;
+  std::size_t drawn = 0;
+  double region_sectors = 0, written = 0, load_first = 0;
+  for (std::size_t i = 0; i < an.pcs.size() && an.kernel && i < an.kernel->program.size(); ++i) {
+    const auto& p = an.pcs[i];
+    if (p.l2_cold_extent_sectors > 0) { ++drawn; region_sectors += p.l2_cold_extent_sectors; }
+    if (an.kernel->program[i].mem_op == MemOp::load) {
+      load_first += static_cast<double>(p.l2_cold);
+      for (auto n : p.l2_cold_written_later) written += static_cast<double>(n);
+    }
+  }
+  char mb[32];
+  std::snprintf(mb, sizeof mb, "%.1f", region_sectors * assume::sector_bytes / 1e6);
+  if (drawn > 0) out.push_back({WarningCode::drawn_regions, {std::to_string(drawn), mb}});
+  if (written > 0)
+    out.push_back({WarningCode::stored_by_untraced, {std::to_string(static_cast<long long>(written)), std::to_string(static_cast<long long>(load_first))}});
+  return out;
 }
 
 inline double l1_capacity_bytes(const ArchTable& a, const Occupancy& o) {

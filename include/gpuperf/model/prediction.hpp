@@ -42,6 +42,8 @@ enum class WarningCode : std::uint8_t {
   atypical_ctas,      // a sampled trace's CTAs unlike the others (CtaSample): {atypical CTAs, traced CTAs, heaviest / median work or empty}
   uneven_ctas,        // a sampled trace's CTAs without a majority near the median: {traced CTAs, heaviest / median work}
   truncated_trace,    // the tracer stopped early: {instructions, "counted" where per-CTA counts give the CTAs' whole work, else ""}
+  drawn_regions,      // a sample's loads drawn from one region, their grid first touches bounded by it: {PCs, MB}
+  stored_by_untraced, // a sample's loads' first touches of sectors CTAs left out store earlier: {first touches, load first touches}
 };
 
 struct Warning {

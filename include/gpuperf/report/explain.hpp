@@ -147,6 +147,11 @@ inline std::string explain(const Warning& w) {
       return "the tracer stopped after " + arg(0) + " instructions ('-truncated at instructions'): " +
              (arg(1).empty() ? std::string("the last traced CTA is partial, so the prediction is low and its range is wider")
                              : std::string("each traced CTA's recorded part stands for its whole counted work (per-CTA counts)"));
+    case WarningCode::drawn_regions:
+      return "the loads of " + arg(0) + " PC(s) draw from one region across the traced CTAs (a table or a tree): the grid's first touches of them stay within it (" +
+             arg(1) + " MB), not the traced CTAs' scaled to the grid";
+    case WarningCode::stored_by_untraced:
+      return arg(0) + " of the traced loads' " + arg(1) + " first touches read sectors that CTAs left out of the trace store earlier in their streams: L2 hits where those CTAs run beside the reader";
   }
   return arg(0);
 }
