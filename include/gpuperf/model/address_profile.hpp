@@ -182,9 +182,9 @@ class AddressProfiler {
       p.has_profile = q.has_profile;
       // How the PC's distinct sectors grow with the CTAs: n^growth, from the first half's and
       // all the window's. 1 (each CTA its own sectors) unless a one-window sample of at least
-      // 4 CTAs saw enough first touches (16 sectors per half) to tell.
+      // 4 CTAs saw enough first touches (kMinHalfFirstTouches per half) to tell.
       p.l2_cold_growth = 1;
-      if (windows_ == 1 && window_ctas_ >= 4 && q.l2_cold_first_half >= 16 && q.l2_cold >= q.l2_cold_first_half) {
+      if (windows_ == 1 && window_ctas_ >= 4 && q.l2_cold_first_half >= kMinHalfFirstTouches && q.l2_cold >= q.l2_cold_first_half) {
         const double half = static_cast<double>(window_ctas_ / 2), all = static_cast<double>(window_ctas_);
         p.l2_cold_growth = std::clamp(std::log(static_cast<double>(q.l2_cold) / static_cast<double>(q.l2_cold_first_half)) / std::log(all / half), 0.0, 1.0);
       }
@@ -205,7 +205,7 @@ class AddressProfiler {
     }
     if (windows_ == 1 && window_spans_grid_) {  // a sample's first touches: bounded where drawn from one region
       std::vector<bool> enough(pcs_.size());
-      for (std::size_t i = 0; i < pcs_.size(); ++i) enough[i] = pcs_[i].l2_cold_first_half >= 16;
+      for (std::size_t i = 0; i < pcs_.size(); ++i) enough[i] = pcs_[i].l2_cold_first_half >= kMinHalfFirstTouches;
       gpuperf::bound_drawn_regions(extents_, enough, a.pcs);
     }
     finish_atomics(a);
@@ -217,6 +217,9 @@ class AddressProfiler {
     std::vector<std::uint32_t> shapes;  // loads with fewer bank passes than lines: [lines * kShapeLines + passes]
   };
   static constexpr unsigned kShapeLines = 65;  // a request covers at most 64 sectors
+  // First touches the first half of a window's CTAs must make at a PC before the sample tells
+  // how its sectors grow with the CTAs, or whether they are drawn from one region. Estimated.
+  static constexpr std::uint64_t kMinHalfFirstTouches = 16;
 
   // Coalescing or bank conflicts of dynamic instruction di; its sectors into the window's list.
   [[gnu::always_inline]] void count(const Kernel& k, std::uint64_t di, std::uint64_t kept_dyn, std::uint64_t first) {
@@ -444,9 +447,7 @@ class AddressProfiler {
             if (!grid_stores_.empty()) {
               const std::int64_t writer = grid_stores_.writer(secs[j], static_cast<double>(di - ws.begin));
               if (writer >= 0) {
-                const Dim3& g = k.launch.grid;
-                const Dim3& c = ws.cta;
-                const std::int64_t reader = std::int64_t(c.x) + std::int64_t(g.x) * (std::int64_t(c.y) + std::int64_t(g.y) * c.z);
+                const auto reader = static_cast<std::int64_t>(linear_cta(ws.cta, k.launch.grid));
                 p.l2_cold_written_later[writer_bucket(static_cast<std::uint64_t>(std::max<std::int64_t>(0, writer - reader)))]++;
               }
             }

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "gpuperf/trace/cta_work.hpp"
 #include "gpuperf/trace/ir.hpp"
 
 namespace gpuperf {
@@ -127,7 +128,7 @@ class GridStores {
       last = std::min<std::int64_t>(last, std::int64_t(grid_.x) - 1);
       for (std::int64_t x = first, tries = 0; x <= last && tries < 64; ++x, ++tries) {
         if (std::binary_search(r.traced->begin(), r.traced->end(), static_cast<std::uint32_t>(x))) continue;
-        const std::int64_t id = x + std::int64_t(grid_.x) * (std::int64_t(r.y) + std::int64_t(grid_.y) * r.z);
+        const auto id = static_cast<std::int64_t>(linear_cta({static_cast<std::uint32_t>(x), r.y, r.z}, grid_));
         if (best < 0 || id < best) best = id;
         break;
       }

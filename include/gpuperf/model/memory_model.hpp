@@ -84,6 +84,9 @@ inline std::vector<Warning> sampled_memory_warnings(const KernelAnalysis& an) {
   return out;
 }
 
+// CTAs the GPU runs at once: SMs x the CTAs an SM holds.
+inline double round_ctas(const GpuSpec& g, const Occupancy& o) { return static_cast<double>(g.sms) * o.blocks_per_sm; }
+
 inline double l1_capacity_bytes(const ArchTable& a, const Occupancy& o) {
   double combined = a.cachev("l1_shared_combined_kib");
   return std::max(16.0, combined - o.shared_config_kib) * 1024.0;
@@ -143,19 +146,21 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
   if (!p.has_profile && p.requests == 0) return m;  // no access (never run, or no active lane): nothing to assume
   if (p.has_profile) {
     double block = a.cachev("sector_bytes");
-    double h1 = 0;
+    double h1 = 0, h1_own = 0;  // h1_own: the CTA's own reuses alone (the profile's sector hit rate)
     if (!past_l1) {
       // Its own reuses, and its first touches of sectors every CTA reads, by distance per CTA.
       const double accesses = p.l1_profiled();
       const double own = expected_hits(p.l1_hist, l1.bytes_per_cta, block, a.cachev("l1_assoc"));
       const double shared = expected_hits(p.l1_shared_hist, l1.bytes_per_cta, block, a.cachev("l1_assoc"));
       if (accesses > 0) {
+        h1_own = own / accesses;
         h1 = std::min(1.0, (own + shared * l1.after_first) / accesses);
         m.h1_shared = std::min(h1, shared * l1.after_fetch / accesses);
         m.h1_shared_in_flight = std::min(h1 - m.h1_shared, shared * (l1.after_first - l1.after_fetch) / accesses);
       }
     }
-    double h2all = hit_rate(p.l2_hist, p.l2_cold, g.l2_bytes, block, a.cachev("l2_assoc"));
+    const double h2_own = hit_rate(p.l2_hist, p.l2_cold, g.l2_bytes, block, a.cachev("l2_assoc"));  // the profile's alone
+    double h2all = h2_own;
     double total = p.l2_profiled();
     // A sample's first touches of sectors that the grid's untraced CTAs share: of the PC's
     // cold accesses, grid_scale^(growth - 1) stay first touches in the grid, the others find
@@ -164,7 +169,7 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     // where that CTA runs beside the reader (within a round's CTAs of it).
     double cold = static_cast<double>(p.l2_cold), shared = 0, written = 0;
     if (!is_store && !is_atomic) {
-      const double round = static_cast<double>(g.sms) * o.blocks_per_sm;
+      const double round = round_ctas(g, o);
       for (int b = 0; b < kWriterBuckets; ++b) written += static_cast<double>(p.l2_cold_written_later[b]) * writer_bucket_share_below(b, round);
       written = std::min(written, cold);
       cold -= written;
@@ -181,12 +186,11 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     m.h2_request = m.h2;
     if (s.mem_op == MemOp::load) {
       auto request_miss_ratio = [](double sector_hit, double request_hit) { return sector_hit < 1 ? std::max(1.0, (1 - request_hit) / (1 - sector_hit)) : 1.0; };
-      const double all_miss = std::min(1.0, (1 - h2all) * request_miss_ratio(hit_rate(p.l2_hist, p.l2_cold, g.l2_bytes, block, a.cachev("l2_assoc")),
-                                                                          hit_rate(p.l2_request_hist, p.l2_request_cold, g.l2_bytes, block, a.cachev("l2_assoc"))));
+      const double all_miss =
+          std::min(1.0, (1 - h2all) * request_miss_ratio(h2_own, hit_rate(p.l2_request_hist, p.l2_request_cold, g.l2_bytes, block, a.cachev("l2_assoc"))));
       if (!past_l1 && p.l1_profiled() > 0) {
-        const double own = expected_hits(p.l1_hist, l1.bytes_per_cta, block, a.cachev("l1_assoc")) / p.l1_profiled();
         const double request = hit_rate(p.l1_request_hist, p.l1_request_cold, l1.bytes_per_cta, block, a.cachev("l1_assoc"));
-        m.h1_request = 1 - std::min(1.0, (1 - h1) * request_miss_ratio(own, request));
+        m.h1_request = 1 - std::min(1.0, (1 - h1) * request_miss_ratio(h1_own, request));
       }
       m.h2_request = m.h1_request < 1 ? std::clamp(1 - all_miss / (1 - m.h1_request), 0.0, 1.0) : 1.0;
     }

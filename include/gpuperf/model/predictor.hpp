@@ -118,7 +118,7 @@ class Predictor {
   // Per-PC hit rates and traffic on g (model/memory_model.hpp), cached.
   std::shared_ptr<const MemoryRates> memory_rates(const GpuSpec& g, const Occupancy& o, double warm_fraction, bool cold_l2) const {
     const detail::L1Sharing l1 = detail::l1_sharing(*an_, g, o);
-    detail::RatesKey key{g.tables->id(), g.arch, o.shared_config_kib, l1, g.l2_bytes, warm_fraction, cold_l2, static_cast<double>(g.sms) * o.blocks_per_sm};
+    detail::RatesKey key{g.tables->id(), g.arch, o.shared_config_kib, l1, g.l2_bytes, warm_fraction, cold_l2, detail::round_ctas(g, o)};
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (auto& [k, v] : rates_cache_)
