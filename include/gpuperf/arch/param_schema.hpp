@@ -84,6 +84,7 @@ inline const std::vector<ParamSpec>& param_schema() {
        U::defaulted, 0,
        "not modelled without a measurement: 0 starts an SM's next CTA the moment its only resident one exits (measured 285 on sm_90 only)"},
       {S::memory, "l2_store_sector_rate_fraction", "of the L2 read rate in sectors", 0.05, 1, U::reference},
+      {S::memory, "l2_read_line_rate_fraction", "of the L2 read rate in sectors", 0.05, 1, U::reference},
       {S::memory, "l2_write_rate_fraction", "of the L2 read rate in bytes", 0.05, 1, U::defaulted, 0,
        "not modelled without a measurement: 0 takes the stores at the L2 read rate after the reads and the DRAM fills as free "
        "(measured 0.63 on sm_90 only)"},
