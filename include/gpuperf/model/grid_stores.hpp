@@ -17,21 +17,6 @@
 
 namespace gpuperf {
 
-// Buckets of PcStats::l2_cold_written_later, by how many CTAs after the reader (in linear id)
-// the writer comes: bucket b holds [2^b - 1, 2^(b+1) - 1) (an earlier writer counts as 0).
-inline constexpr int kWriterBuckets = 32;
-inline int writer_bucket(std::uint64_t ctas_after) {
-  int b = 0;
-  for (std::uint64_t n = ctas_after + 1; n > 1; n >>= 1) ++b;
-  return std::min(b, kWriterBuckets - 1);
-}
-// The share of bucket b's distances below `ctas` (a writer that many CTAs after the reader, or
-// fewer, runs beside it: the CTAs of a round).
-inline double writer_bucket_share_below(int b, double ctas) {
-  const double lo = std::ldexp(1.0, b) - 1, hi = std::ldexp(1.0, b + 1) - 1;
-  return std::clamp((ctas - lo) / (hi - lo), 0.0, 1.0);
-}
-
 // One store PC's byte range in one traced CTA.
 struct CtaStoreRange {
   std::uint64_t lo = UINT64_MAX, end = 0;  // lowest address, one past the highest byte written

@@ -6,7 +6,6 @@
 #include <memory>
 #include <vector>
 
-#include "gpuperf/model/grid_stores.hpp"
 #include "gpuperf/model/memory.hpp"
 #include "gpuperf/trace/ir.hpp"
 

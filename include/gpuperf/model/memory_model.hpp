@@ -128,6 +128,31 @@ inline L1Sharing l1_sharing(const KernelAnalysis& an, const GpuSpec& g, const Oc
   return l;
 }
 
+// A traced load's hit rates as whole requests: a warp's load waits for its last sector, so
+// where a request's sectors miss apart (a gather over many lines, some of them held) requests
+// miss more often than sectors. Each level's miss share is scaled by the profile's
+// request-to-sector miss ratio at that capacity. h1: the PC's L1 sector hit rate (h1_own, of its
+// CTA's own reuses alone); h2_own: the profile's L2 sector hit rate alone; h2all: the share of
+// its accesses found in L1 or L2 with the grid's reuses added.
+struct RequestHits {
+  double h1 = 0, h2 = 0;
+};
+inline RequestHits whole_request_hits(const PcStats& p, const ArchTable& a, const GpuSpec& g, const L1Sharing& l1, bool through_l1, double h1,
+                                      double h1_own, double h2_own, double h2all) {
+  const double block = a.cachev("sector_bytes");
+  auto request_miss_ratio = [](double sector_hit, double request_hit) { return sector_hit < 1 ? std::max(1.0, (1 - request_hit) / (1 - sector_hit)) : 1.0; };
+  const double all_miss =
+      std::min(1.0, (1 - h2all) * request_miss_ratio(h2_own, hit_rate(p.l2_request_hist, p.l2_request_cold, g.l2_bytes, block, a.cachev("l2_assoc"))));
+  RequestHits r;
+  r.h1 = h1;
+  if (through_l1 && p.l1_profiled() > 0) {
+    const double request = hit_rate(p.l1_request_hist, p.l1_request_cold, l1.bytes_per_cta, block, a.cachev("l1_assoc"));
+    r.h1 = 1 - std::min(1.0, (1 - h1) * request_miss_ratio(h1_own, request));
+  }
+  r.h2 = r.h1 < 1 ? std::clamp(1 - all_miss / (1 - r.h1), 0.0, 1.0) : 1.0;
+  return r;
+}
+
 // Hit rates and traffic of one PC (what depends on the cache sizes, never on a latency).
 // warm_fraction: share of first-touch (cold) L2 misses that hit because the data are
 // resident from a previous launch (0 for cold runs).
@@ -179,20 +204,12 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     if (total > 0) h2all = std::min(1.0, h2all + ((shared + written) * grid_hold + warm_fraction * cold) / total);
     m.h1 = h1;
     m.h2 = h1 < 1 ? std::clamp((h2all - h1) / (1 - h1), 0.0, 1.0) : 1.0;
-    // A warp's load waits for its last sector: where a request's sectors miss apart (a gather
-    // over many lines, some of them held), requests miss more often than sectors. Each level's
-    // miss share is scaled by the profile's request-to-sector miss ratio at that capacity.
     m.h1_request = m.h1;
     m.h2_request = m.h2;
     if (s.mem_op == MemOp::load) {
-      auto request_miss_ratio = [](double sector_hit, double request_hit) { return sector_hit < 1 ? std::max(1.0, (1 - request_hit) / (1 - sector_hit)) : 1.0; };
-      const double all_miss =
-          std::min(1.0, (1 - h2all) * request_miss_ratio(h2_own, hit_rate(p.l2_request_hist, p.l2_request_cold, g.l2_bytes, block, a.cachev("l2_assoc"))));
-      if (!past_l1 && p.l1_profiled() > 0) {
-        const double request = hit_rate(p.l1_request_hist, p.l1_request_cold, l1.bytes_per_cta, block, a.cachev("l1_assoc"));
-        m.h1_request = 1 - std::min(1.0, (1 - h1) * request_miss_ratio(h1_own, request));
-      }
-      m.h2_request = m.h1_request < 1 ? std::clamp(1 - all_miss / (1 - m.h1_request), 0.0, 1.0) : 1.0;
+      const RequestHits r = whole_request_hits(p, a, g, l1, !past_l1, h1, h1_own, h2_own, h2all);
+      m.h1_request = r.h1;
+      m.h2_request = r.h2;
     }
     // First touches that a 64 B fill has brought with their neighbour: as many of them as stay
     // first touches in the grid and are not warm already, with the neighbour still held.
