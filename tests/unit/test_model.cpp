@@ -506,9 +506,18 @@ TEST_CASE("sampled trace with the grid's per-CTA counts: untraced CTAs do the wo
   // Every SM runs CTAs three times as long: the rounds stretch threefold (their bounds too).
   CHECK(k.cycles == doctest::Approx(3 * k0.cycles).epsilon(0.02));
   CHECK(k.bounds.issue == doctest::Approx(3 * k0.bounds.issue).epsilon(0.02));
-  // Counts alike to the trace's change nothing.
+  // The report says so: every traced instruction, its memory traffic included, stands for 3x.
+  const Warning up{WarningCode::counted_scale_up, {"3.0"}};
+  CHECK(std::count(k.warnings.begin(), k.warnings.end(), up) == 1);
+  CHECK(explain(up).find("3.0x the traced CTAs' work") != std::string::npos);
+  // Counts alike to the trace's change nothing, and need no note.
   Session same(load_trace_text(with_cta_work(trace, "1001*8448"), "gpuperf_test_counts_same.traceg"));
-  CHECK(same.predict(g).kernels.at(0).time_us == doctest::Approx(k0.time_us).epsilon(1e-12));
+  const KernelReport k1 = same.predict(g).kernels.at(0);
+  CHECK(k1.time_us == doctest::Approx(k0.time_us).epsilon(1e-12));
+  for (const auto& w : k1.warnings) CHECK(w.code != WarningCode::counted_scale_up);
+  // Nor do counts that give the grid less work than the traced CTAs (a sample of the busy ones).
+  Session lighter(load_trace_text(with_cta_work(trace, "1001*8 334*8440"), "gpuperf_test_counts_third.traceg"));
+  for (const auto& w : lighter.predict(g).kernels.at(0).warnings) CHECK(w.code != WarningCode::counted_scale_up);
   // The what-if sweep stretches its rounds as predict() does.
   const Predictor& p = counted.predictor(0);
   GpuSpec few = g;

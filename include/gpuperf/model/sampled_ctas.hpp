@@ -221,6 +221,27 @@ inline std::optional<Warning> sampled_ctas_warning(const CtaSample& s) {
   return Warning{WarningCode::atypical_ctas, {std::to_string(s.work.size() - s.typical.size()), std::to_string(s.work.size()), heaviest}};
 }
 
+// Where the grid's per-CTA counts give its CTAs on average more work than the traced ones do
+// (a sample of boundary CTAs that skip most of the code), the trace's every PC is scaled up with
+// that work, its loads and stores included; when the extra work is computation the traced CTAs
+// skipped, the memory traffic is over-estimated by up to that factor. Said where the grid's mean
+// is at least kCountedScaleUpNote times the traced CTAs' (an assumption the report should name;
+// below it, the usual spread of a sample).
+inline constexpr double kCountedScaleUpNote = 1.5;
+inline std::optional<Warning> counted_scale_up_warning(const Kernel& k, const CtaSample& s) {
+  if (!s.counted || s.work.empty() || s.whole_grid) return std::nullopt;
+  double grid_work = 0, traced_work = 0;
+  for (const auto& run : k.cta_work) grid_work += static_cast<double>(run.ctas) * static_cast<double>(run.warp_instructions);
+  for (double w : s.work) traced_work += w;
+  const double grid = static_cast<double>(k.launch.grid.count());
+  if (!(grid > 0 && traced_work > 0)) return std::nullopt;
+  const double factor = (grid_work / grid) / (traced_work / static_cast<double>(s.work.size()));
+  if (!(factor >= kCountedScaleUpNote)) return std::nullopt;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", factor);
+  return Warning{WarningCode::counted_scale_up, {buf}};
+}
+
 // The traced CTA that slot `slot` of a simulated round replays: the typical CTAs in turn (every
 // traced CTA where none are set apart), after the busiest CTA in slot 0 for the round that holds it.
 inline std::size_t round_cta(const KernelAnalysis& a, int slot, bool busiest_round) {

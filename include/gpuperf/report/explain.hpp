@@ -150,6 +150,10 @@ inline std::string explain(const Warning& w) {
     case WarningCode::drawn_regions:
       return "the loads of " + arg(0) + " PC(s) draw from one region across the traced CTAs (a table or a tree): the grid's first touches of them stay within it (" +
              arg(1) + " MB), not the traced CTAs' scaled to the grid";
+    case WarningCode::counted_scale_up:
+      return "per the grid's per-CTA counts its CTAs do " + arg(0) +
+             "x the traced CTAs' work on average: every traced instruction, loads and stores included, is scaled up with it; where the extra work is "
+             "computation the traced CTAs skipped, the memory traffic is over-estimated (trace other CTAs to check)";
     case WarningCode::stored_by_untraced:
       return arg(0) + " of the traced loads' " + arg(1) + " first touches read sectors that CTAs left out of the trace store earlier in their streams: L2 hits where those CTAs run beside the reader";
   }
