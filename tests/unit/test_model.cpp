@@ -517,7 +517,8 @@ TEST_CASE("sampled trace with the grid's per-CTA counts: untraced CTAs do the wo
   for (const auto& w : k1.warnings) CHECK(w.code != WarningCode::counted_scale_up);
   // Nor do counts that give the grid less work than the traced CTAs (a sample of the busy ones).
   Session lighter(load_trace_text(with_cta_work(trace, "1001*8 334*8440"), "gpuperf_test_counts_third.traceg"));
-  for (const auto& w : lighter.predict(g).kernels.at(0).warnings) CHECK(w.code != WarningCode::counted_scale_up);
+  const KernelReport k2 = lighter.predict(g).kernels.at(0);
+  for (const auto& w : k2.warnings) CHECK(w.code != WarningCode::counted_scale_up);
   // The what-if sweep stretches its rounds as predict() does.
   const Predictor& p = counted.predictor(0);
   GpuSpec few = g;
