@@ -230,12 +230,10 @@ inline std::optional<Warning> sampled_ctas_warning(const CtaSample& s) {
 inline constexpr double kCountedScaleUpNote = 1.5;
 inline std::optional<Warning> counted_scale_up_warning(const Kernel& k, const CtaSample& s) {
   if (!s.counted || s.work.empty() || s.whole_grid) return std::nullopt;
-  double grid_work = 0, traced_work = 0;
-  for (const auto& run : k.cta_work) grid_work += static_cast<double>(run.ctas) * static_cast<double>(run.warp_instructions);
+  double traced_work = 0;
   for (double w : s.work) traced_work += w;
-  const double grid = static_cast<double>(k.launch.grid.count());
-  if (!(grid > 0 && traced_work > 0)) return std::nullopt;
-  const double factor = (grid_work / grid) / (traced_work / static_cast<double>(s.work.size()));
+  if (!(traced_work > 0)) return std::nullopt;
+  const double factor = mean_cta_work(k.cta_work) / (traced_work / static_cast<double>(s.work.size()));
   if (!(factor >= kCountedScaleUpNote)) return std::nullopt;
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", factor);
@@ -277,11 +275,6 @@ inline CtaBalance cta_balance(const KernelAnalysis& a, const Waves& waves, int s
   replayed /= round_ctas;
   if (!(replayed > 0)) return {};
   const auto& runs = a.kernel->cta_work;
-  double total = 0, grid = 0;
-  for (const auto& r : runs) {
-    total += static_cast<double>(r.warp_instructions) * static_cast<double>(r.ctas);
-    grid += static_cast<double>(r.ctas);
-  }
   double busiest_sm;
   if (runs.size() == 1) {
     busiest_sm = per_sm * static_cast<double>(runs.front().warp_instructions);
@@ -307,7 +300,7 @@ inline CtaBalance cta_balance(const KernelAnalysis& a, const Waves& waves, int s
   double modelled = per_sm * replayed;
   if (s.busiest >= 0) modelled += s.recorded[static_cast<std::size_t>(s.busiest)] - replayed;
   b.rounds = busiest_sm / modelled;
-  const double average = grid > 0 ? total / grid : 0;
+  const double average = mean_cta_work(runs);
   if (average > 0) b.bounds = busiest_sm / (per_sm * average);
   return b;
 }

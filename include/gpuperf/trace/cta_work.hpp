@@ -88,6 +88,16 @@ inline std::uint64_t cta_work_of(const std::vector<CtaWorkRun>& runs, std::uint6
   return 0;
 }
 
+// The grid's mean warp instructions per CTA (0 for no runs).
+inline double mean_cta_work(const std::vector<CtaWorkRun>& runs) {
+  double total = 0, ctas = 0;
+  for (const auto& r : runs) {
+    total += static_cast<double>(r.warp_instructions) * static_cast<double>(r.ctas);
+    ctas += static_cast<double>(r.ctas);
+  }
+  return ctas > 0 ? total / ctas : 0;
+}
+
 inline std::uint64_t linear_cta(const Dim3& cta, const Dim3& grid) {
   return cta.x + std::uint64_t(grid.x) * (cta.y + std::uint64_t(grid.y) * cta.z);
 }
