@@ -86,10 +86,22 @@ def naive_us(k):
     return max(b["issue"], b["functional_unit"], b["dram"]) / k["sm_clock_mhz"] + k["launch_overhead_us"]
 
 
-def ncu_inputs(d):
-    files = [os.path.join(d, "ncu_source.csv.xz"), os.path.join(d, "ncu_raw.csv.xz")]
+def listing_input(d):
+    """The program's SASS listing, where collected: its compiler stall counts, barriers and branch
+    targets join the ncu pages and the traces alike (a trace records none of them)."""
     listing = os.path.join(d, "sass.cuobjdump.sass.xz")
-    return files + ([listing] if os.path.exists(listing) else [])
+    return [listing] if os.path.exists(listing) else []
+
+
+def ncu_inputs(d):
+    return [os.path.join(d, "ncu_source.csv.xz"), os.path.join(d, "ncu_raw.csv.xz")] + listing_input(d)
+
+
+def trace_inputs(d):
+    """A program's traces, the tracer's per-CTA counts of the same launches (ingest.py --counts)
+    and its listing, where each was collected."""
+    counts = os.path.join(d, "cta_counts.tsv.xz")
+    return [os.path.join(d, "traces", "kernelslist.g")] + ([counts] if os.path.exists(counts) else []) + listing_input(d)
 
 
 def load_manifest():
@@ -121,10 +133,7 @@ def predict_rows(gpuperf, splits, jobs, targets=TARGETS):
                     continue
                 work.append((src, suite, program, gpu, "ncu, same GPU" if same else "ncu, other GPU", target, ncu_inputs(d)))
                 if os.path.exists(kl):
-                    # The tracer's per-CTA counts of the same launches, where collected (ingest.py --counts).
-                    counts = os.path.join(d, "cta_counts.tsv.xz")
-                    inputs = [kl] + ([counts] if os.path.exists(counts) else [])
-                    work.append((src, suite, program, gpu, "trace, same GPU" if same else "trace, other GPU", target, inputs))
+                    work.append((src, suite, program, gpu, "trace, same GPU" if same else "trace, other GPU", target, trace_inputs(d)))
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         results = list(pool.map(lambda w: report(gpuperf, w[6], w[3], w[5]), work))
 

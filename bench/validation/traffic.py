@@ -55,8 +55,7 @@ def collect(gpuperf, jobs):
         raw = os.path.join(d, "ncu_raw.csv.xz")
         if not os.path.exists(kl) or not os.path.exists(raw):
             continue
-        counts = os.path.join(d, "cta_counts.tsv.xz")
-        work.append((gpu, suite, program, [kl] + ([counts] if os.path.exists(counts) else []), raw))
+        work.append((gpu, suite, program, evaluate.trace_inputs(d), raw))
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         reports = list(pool.map(lambda w: evaluate.report(gpuperf, w[3], w[0], "duration")[0], work))
     rows = []
