@@ -290,6 +290,17 @@ TEST_CASE("ncu + SASS listing: compiler control bits join by instruction sequenc
   Application app = load(std::vector<std::string>{kFix + "/devsample/ncu_source.csv.xz", kFix + "/devsample/ncu_raw.csv.xz",
                                                   kFix + "/devsample/devkernels_sm90.cuobjdump.sass.xz"});
   for (auto& k : app.kernels) CHECK_MESSAGE(k.has_control_bits(), k.launch.name);
+  // The report says when no listing joined (the pages alone), and only then.
+  auto tables = Tables::load_default();
+  const GpuSpec h100 = GpuSpec::from_catalog(tables, "h100");
+  auto no_listing = [&](const Kernel& k) {
+    const KernelReport r = Predictor{std::make_shared<const Kernel>(k)}.predict(h100, PredictOptions{});
+    return std::count(r.warnings.begin(), r.warnings.end(), Warning{WarningCode::no_control_bits, {}});
+  };
+  CHECK(no_listing(app.kernels[0]) == 0);
+  Application pages = load(std::vector<std::string>{kFix + "/devsample/ncu_source.csv.xz", kFix + "/devsample/ncu_raw.csv.xz"});
+  CHECK(no_listing(pages.kernels[0]) == 1);
+  CHECK(explain(Warning{WarningCode::no_control_bits, {}}).find("cuobjdump -sass") != std::string::npos);
   // nvdisasm listings (labels instead of addresses) join too.
   Application app2 = load(std::vector<std::string>{kFix + "/devsample/ncu_source.csv.xz", kFix + "/devsample/ncu_raw.csv.xz",
                                                    kFix + "/devsample/devkernels_sm90.nvdisasm.sass.xz"});

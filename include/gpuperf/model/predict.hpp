@@ -53,6 +53,7 @@ GPUPERF_FUNC KernelReport Predictor::predict(const GpuSpec& g, const PredictOpti
   auto desc = descriptors(g);
   KernelReport rep = detail::identify(k, g);
   detail::check_instructions(an, *desc, g, rep);
+  if (!k.program.empty() && !k.has_control_bits()) rep.warnings.push_back({WarningCode::no_control_bits, {}});
   const detail::Setup s = setup(g, opt, desc, rep.warnings);
   rep.occupancy = s.occupancy;
   RoundModel rm;

@@ -154,6 +154,9 @@ inline std::string explain(const Warning& w) {
       return "per the grid's per-CTA counts its CTAs do " + arg(0) +
              "x the traced CTAs' work on average: every traced instruction, loads and stores included, is scaled up with it; where the extra work is "
              "computation the traced CTAs skipped, the memory traffic is over-estimated (trace other CTAs to check)";
+    case WarningCode::no_control_bits:
+      return "no SASS listing joined: the compiler's stall counts, barriers and branch targets are unknown (traces and Nsight Compute pages record none), "
+             "so issue gaps come from the latency tables alone; give the binary's `cuobjdump -sass` listing with the input";
     case WarningCode::stored_by_untraced:
       return arg(0) + " of the traced loads' " + arg(1) + " first touches read sectors that CTAs left out of the trace store earlier in their streams: L2 hits where those CTAs run beside the reader";
   }
