@@ -9,6 +9,7 @@
 #include <set>
 #include <fstream>
 #include <numeric>
+#include <iomanip>
 #include <sstream>
 
 #include "gpuperf/gpuperf.hpp"
@@ -507,7 +508,7 @@ TEST_CASE("sampled trace with the grid's per-CTA counts: untraced CTAs do the wo
   CHECK(k.cycles == doctest::Approx(3 * k0.cycles).epsilon(0.02));
   CHECK(k.bounds.issue == doctest::Approx(3 * k0.bounds.issue).epsilon(0.02));
   // The report says so: every traced instruction, its memory traffic included, stands for 3x.
-  const Warning up{WarningCode::counted_scale_up, {"3.0"}};
+  const Warning up{WarningCode::counted_scale_up, {"3.0", ""}};
   CHECK(std::count(k.warnings.begin(), k.warnings.end(), up) == 1);
   CHECK(explain(up).find("3.0x the traced CTAs' work") != std::string::npos);
   // Counts alike to the trace's change nothing, and need no note.
@@ -524,6 +525,55 @@ TEST_CASE("sampled trace with the grid's per-CTA counts: untraced CTAs do the wo
   GpuSpec few = g;
   few.sms = 66;
   for (const GpuSpec& at : {g, few}) CHECK(p.predict_times({at}).front() == doctest::Approx(p.predict(at, {}).time_us).epsilon(0.01));
+}
+
+// `traced` one-warp CTAs of a `grid`-CTA launch, each loading 4 lines of its own from 4
+// straight-line PCs (no branch), then exiting.
+static std::string straight_loads_trace(int traced, int grid) {
+  std::ostringstream t;
+  t << "-kernel name = straight_loads\n-kernel id = 1\n-grid dim = (" << grid
+    << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n"
+    << "-traced ctas = " << traced << "\n-cta sampling = first " << traced << "\n\n";
+  for (int c = 0; c < traced; ++c) {
+    t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = 5\n" << std::hex;
+    for (int r = 0; r < 4; ++r) {
+      const unsigned long long line = 0x7f0000000000ull + 128ull * static_cast<unsigned long long>(c * 4 + r);
+      t << std::setw(4) << std::setfill('0') << 0x10 * (r + 1) << " ffffffff 1 R" << 2 + r << " LDG.E 1 R20 4 0";
+      for (int l = 0; l < 32; ++l) t << " 0x" << line + 4ull * static_cast<unsigned long long>(l);
+      t << "\n";
+    }
+    t << std::dec << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n\n";
+  }
+  return t.str();
+}
+
+TEST_CASE("per-CTA counts heavier than the traced CTAs: straight-line loads run once per warp where the loops are known") {
+  auto g = GpuSpec::from_catalog(tables(), "h100");
+  // 8 traced CTAs of 8448 load 4 lines each from straight-line code; the counts give every
+  // untraced CTA 3x their instructions (boundary CTAs traced, the grid's others compute more).
+  const int grid = 8448;
+  const std::string trace = with_cta_work(straight_loads_trace(8, grid), "5*8 15*8440");
+  const double grid_lines = 4.0 * grid * 128;
+  // A trace alone has no branch targets: every PC scales with the counted work, loads included.
+  Session plain(load_trace_text(trace, "gpuperf_test_straight_counts.traceg"));
+  const KernelReport k0 = plain.predict(g).kernels.at(0);
+  CHECK(k0.memory.dram_read_bytes == doctest::Approx((8 + 3.0 * 8440) / grid * grid_lines).epsilon(0.01));
+  // With a listing joined (control bits; no branch, no call), the loads run once per warp: the
+  // grid reads its own lines once. The counted work still sets the instructions (the executions
+  // taken off the loads go to the computation: here the EXIT alone).
+  Application app = load_trace_text(trace, "gpuperf_test_straight_counts_listed.traceg");
+  for (auto& s : app.kernels.at(0).program) s.control.valid = true;
+  Session listed(std::move(app));
+  const KernelReport k = listed.predict(g).kernels.at(0);
+  CHECK(k.memory.dram_read_bytes == doctest::Approx(grid_lines).epsilon(0.01));
+  CHECK(k.memory.global_load_requests == doctest::Approx(4.0 * grid));
+  CHECK(k.warp_instructions == doctest::Approx(k0.warp_instructions).epsilon(1e-9));
+  CHECK(k.warp_instructions == doctest::Approx(5 * 8 + 15.0 * 8440).epsilon(1e-9));
+  // The report's note says which way the traffic is scaled.
+  const Warning bounded{WarningCode::counted_scale_up, {"3.0", "loops known"}};
+  CHECK(std::count(k.warnings.begin(), k.warnings.end(), bounded) == 1);
+  CHECK(explain(bounded).find("outside loops run at most as often per warp") != std::string::npos);
+  CHECK(std::count(k0.warnings.begin(), k0.warnings.end(), Warning{WarningCode::counted_scale_up, {"3.0", ""}}) == 1);
 }
 
 TEST_CASE("sampled trace with the grid's per-CTA counts: the busiest SM runs the heaviest CTA, traced or not") {

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpuperf/model/address_profile.hpp"
@@ -69,10 +70,63 @@ inline std::pair<std::size_t, std::size_t> like_traced(const std::vector<std::pa
   return {i, i + 1};
 }
 
+// Whether the program's loops are known: a listing joined (its control bits; traces carry no
+// branch targets), every branch has its static target, and none is a call or an indirect jump,
+// whose targets may run any number of times a warp.
+inline bool loops_known(const Kernel& k) {
+  if (!k.has_control_bits()) return false;
+  for (const auto& s : k.program) {
+    const std::string_view op = s.opcode;
+    if (op.substr(0, 3) == "BRX" || op.substr(0, 3) == "JMX" || op.substr(0, 3) == "JMP" || op.substr(0, 4) == "CALL" || op.substr(0, 3) == "RET")
+      return false;
+    if (op.substr(0, 3) == "BRA" && !s.branch_target) return false;
+  }
+  return true;
+}
+
+// The most times one traced warp ran each PC outside every loop (0 for PCs in loops or never run).
+inline std::vector<double> straight_line_per_warp(const Kernel& k, const KernelAnalysis& a) {
+  std::vector<double> most(k.program.size(), 0.0), count(k.program.size(), 0.0);
+  std::vector<std::size_t> last_warp(k.program.size(), ~std::size_t(0));
+  for (std::size_t wi = 0; wi < k.warps.size(); ++wi)
+    for (std::uint64_t d = k.warps[wi].begin; d < k.warps[wi].end; ++d) {
+      const std::uint32_t i = k.dyn[d].static_index;
+      if (a.pcs[i].in_loop) continue;
+      if (last_warp[i] != wi) { last_warp[i] = wi; count[i] = 0; }
+      most[i] = std::max(most[i], ++count[i]);
+    }
+  return most;
+}
+
+// Where the loops are known, a memory access outside every loop runs no more often in a warp of
+// the grid than in the traced warp that ran it most: a sample of light CTAs (boundary CTAs that
+// skip the computation) scaled up to the grid's counted work would otherwise repeat their
+// straight-line loads and stores with it. The executions this takes off go to the PCs without
+// memory access, which stand for the computation the traced CTAs skipped, so the grid's total
+// stays the counted one.
+inline void bound_straight_line_accesses(const Kernel& k, const KernelAnalysis& a, std::vector<double>& grid_exec) {
+  if (!loops_known(k)) return;
+  const std::vector<double> most = straight_line_per_warp(k, a);
+  double removed = 0, compute = 0;
+  for (std::size_t i = 0; i < k.program.size(); ++i) {
+    if (k.program[i].space == MemSpace::none) {
+      compute += grid_exec[i];
+    } else if (most[i] > 0 && grid_exec[i] > most[i] * a.total_warps) {
+      removed += grid_exec[i] - most[i] * a.total_warps;
+      grid_exec[i] = most[i] * a.total_warps;
+    }
+  }
+  if (removed > 0 && compute > 0)
+    for (std::size_t i = 0; i < k.program.size(); ++i)
+      if (k.program[i].space == MemSpace::none) grid_exec[i] *= 1 + removed / compute;
+}
+
 // Each PC's grid executions over its traced ones (a.pcs[i].grid_scale), and the same for the
-// global atomics together (a.atomic_scale), from the grid's executions per PC. PCs the trace
-// never ran keep their scale.
-inline void scale_to_grid_executions(const Kernel& k, KernelAnalysis& a, const std::vector<double>& grid_exec) {
+// global atomics together (a.atomic_scale), from the grid's executions per PC (of a sample
+// weighed to the grid's work: bound_straight_line_accesses). PCs the trace never ran keep their
+// scale.
+inline void scale_to_grid_executions(const Kernel& k, KernelAnalysis& a, std::vector<double> grid_exec) {
+  bound_straight_line_accesses(k, a, grid_exec);
   double atomics_traced = 0, atomics_grid = 0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const double all = static_cast<double>(k.program[i].warp_executed);
@@ -131,7 +185,7 @@ inline void weigh_by_grid_counts(const Kernel& k, KernelAnalysis& a, CtaSample s
   for (std::size_t c = 0; c < n; ++c)
     for (auto wi : a.ctas[c])
       for (std::uint64_t d = k.warps[wi].begin; d < k.warps[wi].end; ++d) grid_exec[k.dyn[d].static_index] += weight[c];
-  scale_to_grid_executions(k, a, grid_exec);
+  scale_to_grid_executions(k, a, std::move(grid_exec));
   s.typical = typical_ctas(s.work, assume::typical_cta_band);
   const double median = median_work(s.work);
   const std::size_t heaviest = heaviest_cta(s.work);
@@ -202,7 +256,7 @@ inline void weigh_sampled_ctas(const Kernel& k, KernelAnalysis& a) {
     const double all = static_cast<double>(k.program[i].warp_executed);
     if (all > 0) grid_exec[i] = once[i] + (all - once[i]) * s.typical_weight;
   }
-  scale_to_grid_executions(k, a, grid_exec);
+  scale_to_grid_executions(k, a, std::move(grid_exec));
   a.sample = std::move(s);
 }
 
@@ -222,11 +276,11 @@ inline std::optional<Warning> sampled_ctas_warning(const CtaSample& s) {
 }
 
 // Where the grid's per-CTA counts give its CTAs on average more work than the traced ones do
-// (a sample of boundary CTAs that skip most of the code), the trace's every PC is scaled up with
-// that work, its loads and stores included; when the extra work is computation the traced CTAs
-// skipped, the memory traffic is over-estimated by up to that factor. Said where the grid's mean
-// is at least kCountedScaleUpNote times the traced CTAs' (an assumption the report should name;
-// below it, the usual spread of a sample).
+// (a sample of boundary CTAs that skip most of the code), the trace's PCs are scaled up with
+// that work: without the loops (no listing), its loads and stores outside loops too, and when
+// the extra work is computation the traced CTAs skipped, the memory traffic is over-estimated by
+// up to that factor. Said where the grid's mean is at least kCountedScaleUpNote times the traced
+// CTAs' (an assumption the report should name; below it, the usual spread of a sample).
 inline constexpr double kCountedScaleUpNote = 1.5;
 inline std::optional<Warning> counted_scale_up_warning(const Kernel& k, const CtaSample& s) {
   if (!s.counted || s.work.empty() || s.whole_grid) return std::nullopt;
@@ -237,7 +291,7 @@ inline std::optional<Warning> counted_scale_up_warning(const Kernel& k, const Ct
   if (!(factor >= kCountedScaleUpNote)) return std::nullopt;
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", factor);
-  return Warning{WarningCode::counted_scale_up, {buf}};
+  return Warning{WarningCode::counted_scale_up, {buf, loops_known(k) ? "loops known" : ""}};
 }
 
 // The traced CTA that slot `slot` of a simulated round replays: the typical CTAs in turn (every

@@ -151,9 +151,15 @@ inline std::string explain(const Warning& w) {
       return "the loads of " + arg(0) + " PC(s) draw from one region across the traced CTAs (a table or a tree): the grid's first touches of them stay within it (" +
              arg(1) + " MB), not the traced CTAs' scaled to the grid";
     case WarningCode::counted_scale_up:
+      if (!arg(1).empty())
+        return "per the grid's per-CTA counts its CTAs do " + arg(0) +
+               "x the traced CTAs' work on average: loops and computation are scaled up with it, loads and stores outside loops run at most as often "
+               "per warp as in the traced warps; where the extra work holds memory accesses the traced CTAs skipped, the traffic is under-estimated "
+               "(trace other CTAs to check)";
       return "per the grid's per-CTA counts its CTAs do " + arg(0) +
              "x the traced CTAs' work on average: every traced instruction, loads and stores included, is scaled up with it; where the extra work is "
-             "computation the traced CTAs skipped, the memory traffic is over-estimated (trace other CTAs to check)";
+             "computation the traced CTAs skipped, the memory traffic is over-estimated (give the SASS listing, whose loops bound the loads and "
+             "stores outside them, or trace other CTAs to check)";
     case WarningCode::no_control_bits:
       return "no SASS listing joined: the compiler's stall counts, barriers and branch targets are unknown (traces and Nsight Compute pages record none), "
              "so issue gaps come from the latency tables alone; give the binary's `cuobjdump -sass` listing with the input";
