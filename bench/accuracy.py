@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Accuracy of gpuperf against measured times on the team's corpus (bench/corpus).
 
-For every GPU dataset (h200, h100) and every kernel it predicts the time from three inputs and
+For every GPU dataset (h200, h100) and every kernel it predicts the time from four inputs and
 compares with the kernel's measured time:
   trace     the gpuperf NVBit tracer's .traceg (first 16 CTAs), simulation model
   ncu       Nsight Compute per-instruction counts, bounds model
   ncu+sass  the same joined with the cuobjdump listing (compiler stall counts)
+  trace+sass  the trace joined with the listing (stall counts and branch targets, which a trace
+            does not record)
 Measured times: `events` = mean of 50 back-to-back launches timed with CUDA events (warm caches;
 predicted with target="back-to-back", warm L2), `ncu` = Nsight Compute's gpu__time_duration of one launch (caches
 flushed; predicted cold). Cross-GPU rows predict one GPU from the other GPU's inputs. The atomics set
@@ -59,7 +61,8 @@ def rows_for(src_gpu, dataset, target_gpu):
     launches = launches_for(dataset, len(names))
     ncu_files = [os.path.join(d, "ncu_source.csv.xz"), os.path.join(d, "ncu_raw.csv.xz")]
     ncu = gpuperf.load(ncu_files)
-    ncu_sass = gpuperf.load(ncu_files + [os.path.join(d, "sass.cuobjdump.sass.xz")])
+    listing = os.path.join(d, "sass.cuobjdump.sass.xz")
+    ncu_sass = gpuperf.load(ncu_files + [listing])
     target_ncu = gpuperf.load([os.path.join(CORPUS, target_gpu, dataset, f) for f in ("ncu_source.csv.xz", "ncu_raw.csv.xz")])
     measured_cold = target_ncu.measured_time_us
     gpu = GPU_NAME[target_gpu]
@@ -73,11 +76,11 @@ def rows_for(src_gpu, dataset, target_gpu):
                                  measured=kind, measured_us=meas, predicted_us=r.time_us, bottleneck=r.bottleneck))
         tf = os.path.join(d, "traces", f"kernel-{lid}.traceg.xz")
         if os.path.exists(tf):
-            tr = gpuperf.load(tf)
-            for warm, meas, kind in ((True, t_event, "events"), (False, cold, "ncu")):
-                r = gpuperf.predict(tr, gpu, per_pc=False, target="back-to-back" if warm else "duration").kernels[0]
-                rows.append(dict(source=src_gpu, target=target_gpu, dataset=dataset, kernel=name, launch=lid, input="trace",
-                                 measured=kind, measured_us=meas, predicted_us=r.time_us, bottleneck=r.bottleneck))
+            for path, tr in (("trace", gpuperf.load(tf)), ("trace+sass", gpuperf.load([tf, listing]))):
+                for warm, meas, kind in ((True, t_event, "events"), (False, cold, "ncu")):
+                    r = gpuperf.predict(tr, gpu, per_pc=False, target="back-to-back" if warm else "duration").kernels[0]
+                    rows.append(dict(source=src_gpu, target=target_gpu, dataset=dataset, kernel=name, launch=lid, input=path,
+                                     measured=kind, measured_us=meas, predicted_us=r.time_us, bottleneck=r.bottleneck))
     return rows
 
 
@@ -141,7 +144,7 @@ def main():
         fig, axes = plt.subplots(1, 2, figsize=(11, 5))
         for ax, tgt in zip(axes, ("h200", "h100")):
             sub = prim[prim.target == tgt]
-            for inp, mk in (("trace", "o"), ("ncu", "s"), ("ncu+sass", "^")):
+            for inp, mk in (("trace", "o"), ("trace+sass", "v"), ("ncu", "s"), ("ncu+sass", "^")):
                 s = sub[sub.input == inp]
                 ax.loglog(s.measured_us, s.predicted_us, mk, alpha=0.7, label=inp)
             lo, hi = 1, max(sub.measured_us.max(), sub.predicted_us.max()) * 2
