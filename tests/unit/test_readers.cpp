@@ -305,6 +305,9 @@ TEST_CASE("ncu + SASS listing: compiler control bits join by instruction sequenc
   Application app2 = load(std::vector<std::string>{kFix + "/devsample/ncu_source.csv.xz", kFix + "/devsample/ncu_raw.csv.xz",
                                                    kFix + "/devsample/devkernels_sm90.nvdisasm.sass.xz"});
   CHECK(app2.kernels[0].program.front().opcode == "LDC");
+  // nvdisasm without -hex prints no encodings: the join gives no control bits, and the report says so.
+  CHECK_FALSE(app2.kernels[0].has_control_bits());
+  CHECK(no_listing(app2.kernels[0]) == 1);
 }
 
 TEST_CASE("SASS listings: cuobjdump and nvdisasm agree on functions and opcodes") {

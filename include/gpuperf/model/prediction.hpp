@@ -45,7 +45,7 @@ enum class WarningCode : std::uint8_t {
   drawn_regions,      // a sample's loads drawn from one region, their grid first touches bounded by it: {PCs, MB}
   stored_by_untraced, // a sample's loads' first touches of sectors CTAs left out store earlier: {first touches, load first touches}
   counted_scale_up,   // per-CTA counts give the grid's CTAs more work than the traced ones: {grid's mean / traced mean, one decimal; "loops known" or ""}
-  no_control_bits,    // no SASS listing joined: compiler stall counts, barriers and branch targets unknown: {}
+  no_control_bits,    // no listing with encodings joined: compiler stall counts and barriers unknown: {}
 };
 
 struct Warning {

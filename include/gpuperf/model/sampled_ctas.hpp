@@ -70,18 +70,22 @@ inline std::pair<std::size_t, std::size_t> like_traced(const std::vector<std::pa
   return {i, i + 1};
 }
 
-// Whether the program's loops are known: a listing joined (its control bits; traces carry no
-// branch targets), every branch has its static target, and none is a call or an indirect jump,
-// whose targets may run any number of times a warp.
+// Whether the program's loops are known: a listing joined (its control bits, or the branch
+// targets a listing without encodings still gives; traces carry neither), every branch has its
+// static target, and none is a call or an indirect jump, whose targets may run any number of
+// times a warp.
 inline bool loops_known(const Kernel& k) {
-  if (!k.has_control_bits()) return false;
+  bool targets = false;
   for (const auto& s : k.program) {
     const std::string_view op = s.opcode;
     if (op.substr(0, 3) == "BRX" || op.substr(0, 3) == "JMX" || op.substr(0, 3) == "JMP" || op.substr(0, 4) == "CALL" || op.substr(0, 3) == "RET")
       return false;
-    if (op.substr(0, 3) == "BRA" && !s.branch_target) return false;
+    if (op.substr(0, 3) == "BRA") {
+      if (!s.branch_target) return false;
+      targets = true;
+    }
   }
-  return true;
+  return targets || k.has_control_bits();
 }
 
 // The most times one traced warp ran each PC outside every loop (0 for PCs in loops or never run).

@@ -161,8 +161,9 @@ inline std::string explain(const Warning& w) {
              "computation the traced CTAs skipped, the memory traffic is over-estimated (give the SASS listing, whose loops bound the loads and "
              "stores outside them, or trace other CTAs to check)";
     case WarningCode::no_control_bits:
-      return "no SASS listing joined: the compiler's stall counts, barriers and branch targets are unknown (traces and Nsight Compute pages record none), "
-             "so issue gaps come from the latency tables alone; give the binary's `cuobjdump -sass` listing with the input";
+      return "no compiler control bits: no SASS listing with the instructions' encodings joined the input (traces and Nsight Compute pages record "
+             "none; `nvdisasm` prints them with `-hex`), so the compiler's stall counts and barriers are unknown and issue gaps come from the "
+             "latency tables alone; give the binary's `cuobjdump -sass` listing with the input";
     case WarningCode::stored_by_untraced:
       return arg(0) + " of the traced loads' " + arg(1) + " first touches read sectors that CTAs left out of the trace store earlier in their streams: L2 hits where those CTAs run beside the reader";
   }
