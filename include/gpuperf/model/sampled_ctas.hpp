@@ -24,6 +24,7 @@
 #include "gpuperf/model/kernel_analysis.hpp"
 #include "gpuperf/model/prediction.hpp"
 #include "gpuperf/model/waves.hpp"
+#include "gpuperf/sass/instruction.hpp"
 #include "gpuperf/trace/cta_work.hpp"
 #include "gpuperf/trace/ir.hpp"
 
@@ -77,10 +78,9 @@ inline std::pair<std::size_t, std::size_t> like_traced(const std::vector<std::pa
 inline bool loops_known(const Kernel& k) {
   bool targets = false;
   for (const auto& s : k.program) {
-    const std::string_view op = s.opcode;
-    if (op.substr(0, 3) == "BRX" || op.substr(0, 3) == "JMX" || op.substr(0, 3) == "JMP" || op.substr(0, 4) == "CALL" || op.substr(0, 3) == "RET")
-      return false;
-    if (op.substr(0, 3) == "BRA") {
+    const std::string_view base = std::string_view(s.opcode).substr(0, s.opcode.find('.'));
+    if (sass::leaves_static_flow(base)) return false;
+    if (base == "BRA") {
       if (!s.branch_target) return false;
       targets = true;
     }

@@ -126,6 +126,15 @@ inline bool transfers_control(std::string_view base) {
   return false;
 }
 
+// Calls, returns and jumps whose destination a listing's static branch targets do not give (a
+// subroutine runs once per call site; BRX and JMX jump through a register): code they reach may
+// run any number of times a warp, inside a loop or not.
+inline bool leaves_static_flow(std::string_view base) {
+  static constexpr std::string_view kLeaves[] = {"CALL", "RET", "BRX", "JMX", "JMP"};
+  for (auto s : kLeaves) if (s == base) return true;
+  return false;
+}
+
 // How many leading register operands an opcode writes. Compare/setp instructions write
 // two predicates; IMAD.WIDE and *.64 writes are register pairs but we track the base
 // register and its successor explicitly in the parser.
