@@ -12,6 +12,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -27,8 +28,26 @@ namespace gpuperf {
 
 namespace detail {
 
+// Whether every loop of the program is known: a listing joined (its control bits, or the branch
+// targets a listing without encodings still gives; traces carry neither), every branch has its
+// static target, and none is a call or an indirect jump, whose targets may run any number of
+// times a warp.
+inline bool loops_known(const Kernel& k) {
+  bool targets = false;
+  for (const auto& s : k.program) {
+    const std::string_view base = std::string_view(s.opcode).substr(0, s.opcode.find('.'));
+    if (sass::leaves_static_flow(base)) return false;
+    if (base == "BRA") {
+      if (!s.branch_target) return false;
+      targets = true;
+    }
+  }
+  return targets || k.has_control_bits();
+}
+
 // Program order (by PC) and loops: each backward branch's target position.
 inline void program_order_and_loops(const Kernel& k, KernelAnalysis& a) {
+  a.loops_known = loops_known(k);
   a.order.resize(k.program.size());
   for (std::uint32_t i = 0; i < a.order.size(); ++i) a.order[i] = i;
   std::sort(a.order.begin(), a.order.end(), [&](auto x, auto y) { return k.program[x].pc < k.program[y].pc; });

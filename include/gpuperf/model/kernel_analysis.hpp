@@ -137,6 +137,9 @@ struct KernelAnalysis {
   std::vector<PcStats> pcs;                 // parallel to kernel->program
   std::vector<std::uint32_t> order;         // program indices sorted by PC
   std::vector<int> loop_head_of;            // for a backward branch at order index i: order index of its target, else -1
+  // Every loop is known (PcStats::in_loop): a listing gave each branch's target and no call or
+  // indirect jump hides one (program_order_and_loops)
+  bool loops_known = false;
   double scale = 1;                         // grid CTAs / traced CTAs
   double atomic_scale = 1;                  // grid atomics per traced atomic (scale, or the CTA-weighted ratio)
   CtaSample sample;                         // dynamic traces: which traced CTAs stand for the grid

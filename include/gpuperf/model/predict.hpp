@@ -76,7 +76,7 @@ GPUPERF_FUNC KernelReport Predictor::predict(const GpuSpec& g, const PredictOpti
       rep.warnings.push_back({WarningCode::ctas_replayed, {std::to_string(an.ctas.size()), std::to_string(rep.occupancy.blocks_per_sm)}});
   }
   if (auto note = detail::sampled_ctas_warning(an.sample)) rep.warnings.push_back(*note);
-  if (auto note = detail::counted_scale_up_warning(k, an.sample)) rep.warnings.push_back(*note);
+  if (auto note = detail::counted_scale_up_warning(an)) rep.warnings.push_back(*note);
   for (auto& note : detail::sampled_memory_warnings(an)) rep.warnings.push_back(note);
   const detail::KernelTime kt = detail::kernel_time(rounds.full.bounds, rounds.full.cycles, rounds.tail.cycles, rounds.full.busiest_cycles, rounds.full.streamed_cycles, w,
                                                     detail::cta_balance(an, w, g.sms), k.launch.warps_per_cta(), rep.memory, an.atomics, g, sim, opt.target);

@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "gpuperf/model/address_profile.hpp"
@@ -24,7 +23,6 @@
 #include "gpuperf/model/kernel_analysis.hpp"
 #include "gpuperf/model/prediction.hpp"
 #include "gpuperf/model/waves.hpp"
-#include "gpuperf/sass/instruction.hpp"
 #include "gpuperf/trace/cta_work.hpp"
 #include "gpuperf/trace/ir.hpp"
 
@@ -71,23 +69,6 @@ inline std::pair<std::size_t, std::size_t> like_traced(const std::vector<std::pa
   return {i, i + 1};
 }
 
-// Whether the program's loops are known: a listing joined (its control bits, or the branch
-// targets a listing without encodings still gives; traces carry neither), every branch has its
-// static target, and none is a call or an indirect jump, whose targets may run any number of
-// times a warp.
-inline bool loops_known(const Kernel& k) {
-  bool targets = false;
-  for (const auto& s : k.program) {
-    const std::string_view base = std::string_view(s.opcode).substr(0, s.opcode.find('.'));
-    if (sass::leaves_static_flow(base)) return false;
-    if (base == "BRA") {
-      if (!s.branch_target) return false;
-      targets = true;
-    }
-  }
-  return targets || k.has_control_bits();
-}
-
 // The most times one traced warp ran each PC outside every loop (0 for PCs in loops or never run).
 inline std::vector<double> straight_line_per_warp(const Kernel& k, const KernelAnalysis& a) {
   std::vector<double> most(k.program.size(), 0.0), count(k.program.size(), 0.0);
@@ -109,7 +90,7 @@ inline std::vector<double> straight_line_per_warp(const Kernel& k, const KernelA
 // memory access, which stand for the computation the traced CTAs skipped, so the grid's total
 // stays the counted one.
 inline void bound_straight_line_accesses(const Kernel& k, const KernelAnalysis& a, std::vector<double>& grid_exec) {
-  if (!loops_known(k)) return;
+  if (!a.loops_known) return;
   const std::vector<double> most = straight_line_per_warp(k, a);
   double removed = 0, compute = 0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
@@ -286,16 +267,17 @@ inline std::optional<Warning> sampled_ctas_warning(const CtaSample& s) {
 // up to that factor. Said where the grid's mean is at least kCountedScaleUpNote times the traced
 // CTAs' (an assumption the report should name; below it, the usual spread of a sample).
 inline constexpr double kCountedScaleUpNote = 1.5;
-inline std::optional<Warning> counted_scale_up_warning(const Kernel& k, const CtaSample& s) {
+inline std::optional<Warning> counted_scale_up_warning(const KernelAnalysis& an) {
+  const CtaSample& s = an.sample;
   if (!s.counted || s.work.empty() || s.whole_grid) return std::nullopt;
   double traced_work = 0;
   for (double w : s.work) traced_work += w;
   if (!(traced_work > 0)) return std::nullopt;
-  const double factor = mean_cta_work(k.cta_work) / (traced_work / static_cast<double>(s.work.size()));
+  const double factor = mean_cta_work(an.kernel->cta_work) / (traced_work / static_cast<double>(s.work.size()));
   if (!(factor >= kCountedScaleUpNote)) return std::nullopt;
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", factor);
-  return Warning{WarningCode::counted_scale_up, {buf, loops_known(k) ? "loops known" : ""}};
+  return Warning{WarningCode::counted_scale_up, {buf, an.loops_known ? "loops known" : ""}};
 }
 
 // The traced CTA that slot `slot` of a simulated round replays: the typical CTAs in turn (every
