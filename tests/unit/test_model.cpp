@@ -9,7 +9,6 @@
 #include <set>
 #include <fstream>
 #include <numeric>
-#include <iomanip>
 #include <sstream>
 
 #include "gpuperf/gpuperf.hpp"
@@ -527,22 +526,31 @@ TEST_CASE("sampled trace with the grid's per-CTA counts: untraced CTAs do the wo
   for (const GpuSpec& at : {g, few}) CHECK(p.predict_times({at}).front() == doctest::Approx(p.predict(at, {}).time_us).epsilon(0.01));
 }
 
+// The header of a sampled trace of one-warp CTAs: the first `traced` of a `grid`-CTA launch.
+static void one_warp_sample_header(std::ostream& t, const char* name, int traced, int grid) {
+  t << "-kernel name = " << name << "\n-kernel id = 1\n-grid dim = (" << grid
+    << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n"
+    << "-traced ctas = " << traced << "\n-cta sampling = first " << traced << "\n\n";
+}
+
+// A warp's LDG.E at `pc` into R`dst` from R`src` of the 128 B line at `line`, 4 B a lane.
+static void line_load(std::ostream& t, unsigned pc, int dst, int src, unsigned long long line) {
+  char head[64];
+  std::snprintf(head, sizeof head, "%04x ffffffff 1 R%d LDG.E 1 R%d 4 0", pc, dst, src);
+  t << head << std::hex;
+  for (unsigned long long l = 0; l < 32; ++l) t << " 0x" << line + 4 * l;
+  t << std::dec << "\n";
+}
+
 // `traced` one-warp CTAs of a `grid`-CTA launch, each loading 4 lines of its own from 4
 // straight-line PCs (no branch), then exiting.
 static std::string straight_loads_trace(int traced, int grid) {
   std::ostringstream t;
-  t << "-kernel name = straight_loads\n-kernel id = 1\n-grid dim = (" << grid
-    << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n"
-    << "-traced ctas = " << traced << "\n-cta sampling = first " << traced << "\n\n";
+  one_warp_sample_header(t, "straight_loads", traced, grid);
   for (int c = 0; c < traced; ++c) {
-    t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = 5\n" << std::hex;
-    for (int r = 0; r < 4; ++r) {
-      const unsigned long long line = 0x7f0000000000ull + 128ull * static_cast<unsigned long long>(c * 4 + r);
-      t << std::setw(4) << std::setfill('0') << 0x10 * (r + 1) << " ffffffff 1 R" << 2 + r << " LDG.E 1 R20 4 0";
-      for (int l = 0; l < 32; ++l) t << " 0x" << line + 4ull * static_cast<unsigned long long>(l);
-      t << "\n";
-    }
-    t << std::dec << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n\n";
+    t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = 5\n";
+    for (int r = 0; r < 4; ++r) line_load(t, 0x10u * unsigned(r + 1), 2 + r, 20, 0x7f0000000000ull + 128ull * static_cast<unsigned long long>(c * 4 + r));
+    t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n\n";
   }
   return t.str();
 }
@@ -742,18 +750,11 @@ static std::string per_cta_counter_trace(int ctas, int reps, unsigned stride, in
 // the same 64 lines in every CTA (a shared table) or 64 lines of its own (a private stream).
 static std::string line_loads_trace(int traced, int grid, bool shared) {
   std::ostringstream t;
-  t << "-kernel name = line_loads\n-kernel id = 1\n-grid dim = (" << grid
-    << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n"
-    << "-traced ctas = " << traced << "\n-cta sampling = first " << traced << "\n\n";
+  one_warp_sample_header(t, "line_loads", traced, grid);
   for (int c = 0; c < traced; ++c) {
-    t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = 65\n" << std::hex;
-    for (int r = 0; r < 64; ++r) {
-      const unsigned long long line = 0x7f0000000000ull + 128ull * static_cast<unsigned long long>(shared ? r : c * 64 + r);
-      t << "0010 ffffffff 1 R2 LDG.E 1 R4 4 0";
-      for (int l = 0; l < 32; ++l) t << " 0x" << line + 4ull * static_cast<unsigned long long>(l);
-      t << "\n";
-    }
-    t << std::dec << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n\n";
+    t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = 65\n";
+    for (int r = 0; r < 64; ++r) line_load(t, 0x10, 2, 4, 0x7f0000000000ull + 128ull * static_cast<unsigned long long>(shared ? r : c * 64 + r));
+    t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n\n";
   }
   return t.str();
 }
