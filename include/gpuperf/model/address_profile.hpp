@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "gpuperf/model/assumptions.hpp"
 #include "gpuperf/model/drawn_regions.hpp"
 #include "gpuperf/model/grid_stores.hpp"
 #include "gpuperf/model/kernel_analysis.hpp"
@@ -232,6 +233,13 @@ class AddressProfiler {
     const bool kept = di < kept_dyn;
     if (s.space == MemSpace::none || s.space == MemSpace::constant || d.addr_count == 0) {
       if (kept && s.space != MemSpace::none && s.space != MemSpace::constant && d.active_mask) dyn_wavefronts_[di] = 1;
+      // A shared-memory instruction whose lanes are all predicated off still takes a wavefront
+      // of the SM's data pipe.
+      if (s.space == MemSpace::shared && !d.active_mask) {
+        sums_[d.static_index].requests += 1;
+        sums_[d.static_index].wavefronts += assume::lanes_off_shared_wavefronts;
+        if (kept) dyn_wavefronts_[di] = assume::lanes_off_shared_wavefronts;
+      }
       return;
     }
     saw_addresses_ = true;

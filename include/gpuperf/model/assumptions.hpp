@@ -18,6 +18,13 @@ inline constexpr double shared_wavefront_bytes = 128.0;
 // Cycles each extra bank-conflict pass adds to a shared access's latency: one more wavefront.
 // Estimated, not measured.
 inline constexpr double bank_pass_cycles = 2.0;
+// Wavefronts of the SM's L1/shared data pipe that a shared-memory instruction takes when every
+// lane is predicated off (a trace records it with an empty mask and no addresses). Measured
+// with Nsight Compute on the H100 (train split): l1tex__data_pipe_lsu_wavefronts_mem_shared
+// exceeds memory_l1_wavefronts_shared by 1.1-1.5 per such execution in HeCBench scan-blocks and
+// Rodinia backprop, srad_v1 reduce, lud_perimeter and dwt2d; the count path's wavefronts
+// (executions x conflict ways) include them already.
+inline constexpr unsigned lanes_off_shared_wavefronts = 1;
 // Highest L1 hit rate assumed for a load that shares its base register with others when the
 // input has no addresses. Estimated: keeps a first touch of every line.
 inline constexpr double max_assumed_l1_hit = 0.95;

@@ -119,7 +119,7 @@ class SmSimulator {
   struct Op {
     std::uint32_t src = 0, dst = 0;  // first slot in slots_
     std::uint16_t nsrc = 0, ndst = 0;
-    bool memory = false, barrier = false, exit = false, sm_scope = false, controlled = false;
+    bool memory = false, shared = false, barrier = false, exit = false, sm_scope = false, controlled = false;
     std::size_t unit = 0;  // UnitTimers class
     double issue_interval = 1, latency = 0, spacing = 1;
     double idle_latency = 0;  // the result latency with the DRAM idle (RoundModel::idle_latency)
@@ -147,6 +147,7 @@ class SmSimulator {
       for (auto r : s.dst) slots_.push_back(static_cast<std::uint16_t>(Scoreboard::slot(r)));
       op.ndst = static_cast<std::uint16_t>(s.dst.size());
       op.memory = s.space != MemSpace::none && s.space != MemSpace::constant;
+      op.shared = s.space == MemSpace::shared;
       op.barrier = d.is_barrier;
       op.exit = d.is_exit;
       op.sm_scope = d.sm_scope;
@@ -326,7 +327,8 @@ class SmSimulator {
     const double latency = op.latency - (op.latency - op.idle_latency) * (1 - load_share_);
     double completion = t + latency;
     const bool is_mem = op.memory;
-    if (is_mem && d.active_mask) {
+    // A shared access with every lane off still passes the data pipe (the profile gave it its wavefront).
+    if (is_mem && (d.active_mask || op.shared)) {
       double wf = an_.dyn_wavefronts.empty() ? 1 : std::max<double>(1, an_.dyn_wavefronts[w.pos]);
       if (!an_.dyn_bank_passes.empty() && an_.dyn_bank_passes[w.pos])
         wf = global_load_wavefronts(wf, an_.dyn_bank_passes[w.pos], op.l1_hit, l1_costs_.hit_lines_per_wavefront, l1_costs_.miss_lines_per_wavefront);
