@@ -19,7 +19,8 @@
 
 namespace gpuperf {
 
-// The share of measured times the stated interval is meant to hold.
+// A definition (issue 16's 80 % interval): the share of measured times the stated interval is
+// meant to hold.
 constexpr double kIntervalLevel = 0.8;
 
 // The launch term added to the kernel body for a prediction target.

@@ -266,6 +266,7 @@ inline std::optional<Warning> sampled_ctas_warning(const CtaSample& s) {
 // the extra work is computation the traced CTAs skipped, the memory traffic is over-estimated by
 // up to that factor. Said where the grid's mean is at least kCountedScaleUpNote times the traced
 // CTAs' (an assumption the report should name; below it, the usual spread of a sample).
+// Estimated; the report's note only, no effect on the predicted time.
 inline constexpr double kCountedScaleUpNote = 1.5;
 inline std::optional<Warning> counted_scale_up_warning(const KernelAnalysis& an) {
   const CtaSample& s = an.sample;
