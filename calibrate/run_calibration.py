@@ -600,7 +600,10 @@ def write_override(table, arch, directory):
 
 
 def merge_tables(tables, target):
-    """`target` with the mean of the measured `tables`' values in place of its own."""
+    """`target` with the mean of the measured `tables`' values in place of its own, except an
+    entry `target` takes from a dedicated probe (a source key `probe-...`): there the microbenchmark
+    measures something else (the sm_90 L2 hit: it chases lines a host copy put in L2, the probe
+    lines a kernel fetched itself), and the probe's value and note stay."""
     target = json.loads(json.dumps(target))
     for t in tables:
         target["sources"].update(t["sources"])
@@ -632,6 +635,8 @@ def merge_tables(tables, target):
             elif section == "cache" and k.endswith("coverage_mib"):  # a lower bound: the smallest is safe
                 lo = min(vals, key=lambda x: (x["value"], "lower bound" in x.get("note", "")))  # a fitted value before a bound
                 target.setdefault(section, {})[k] = dict(lo)
+            elif str(target.get(section, {}).get(k, {}).get("source", "")).startswith("probe-"):
+                continue
             else:
                 target.setdefault(section, {})[k] = mean_entry(vals, target.get(section, {}).get(k))
     curves = {}
