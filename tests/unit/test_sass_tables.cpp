@@ -367,6 +367,13 @@ TEST_CASE("calibrated Hopper table: measured values replace the estimates") {
   CHECK(a.tensor.at("fma_per_cycle_per_subpartition").value == doctest::Approx(511.6).epsilon(0.01));  // HGMMA 64x128x16
   CHECK(make_descriptor("HGMMA.64x128x16.F32", a, isa).issue_interval == doctest::Approx(64.05).epsilon(0.01));
   CHECK(make_descriptor("HGMMA.64x256x16.F32", a, isa).issue_interval == doctest::Approx(128.1).epsilon(0.01));
+  // An m64nN warpgroup MMA takes the same cycles for every input type (calibrate/gmma_dtype_probe.cu,
+  // H200): tf32's k8 at half the f16 FMA rate, e4m3's k32 at twice it; the f16 rate alone made
+  // the first 2x fast and the second 2x slow.
+  CHECK(make_descriptor("HGMMA.64x128x8.F32.TF32", a, isa).issue_interval == doctest::Approx(64.05).epsilon(0.01));
+  CHECK(make_descriptor("QGMMA.64x128x32.F32.E4M3.E4M3", a, isa).issue_interval == doctest::Approx(64.05).epsilon(0.01));
+  CHECK(make_descriptor("QGMMA.64x256x32.F32.E5M2.E4M3", a, isa).issue_interval == doctest::Approx(128.1).epsilon(0.01));
+  CHECK(make_descriptor("HGMMA.64x128x16.F32.BF16", a, isa).issue_interval == doctest::Approx(64.05).epsilon(0.01));
   CHECK(make_descriptor("MUFU.RCP", a, isa).latency == doctest::Approx(19).epsilon(0.02));  // a modifier-level opcode latency
   CHECK(make_descriptor("MUFU.EX2", a, isa).latency == doctest::Approx(17).epsilon(0.02));
   CHECK(make_descriptor("I2FP.F32.S32", a, isa).latency == doctest::Approx(4));           // Hopper's ALU-pipe int->float

@@ -59,6 +59,20 @@ inline bool tensor_shape(const sass::OpcodeTokens& t, double& m, double& n, doub
   return false;
 }
 
+// The arch table's tensor entry with a warpgroup MMA's FMA rate: its input type sets it (tf32
+// half and 8-bit floats twice the f16/bf16 rate on Hopper, calibrate/gmma_dtype_probe.cu), so
+// an m64nN MMA takes the same cycles whatever its k.
+inline std::string gmma_rate_key(const sass::OpcodeTokens& t) {
+  bool tf32 = false, fp8 = false;
+  for (auto mod : t.modifiers) {
+    tf32 = tf32 || mod == "TF32";
+    fp8 = fp8 || mod == "E4M3" || mod == "E5M2";
+  }
+  if (t.base == "QGMMA" || fp8) return "fma_per_cycle_per_subpartition_fp8";
+  if (tf32) return "fma_per_cycle_per_subpartition_tf32";
+  return "fma_per_cycle_per_subpartition";
+}
+
 }  // namespace detail
 
 inline std::string classify(const IsaTable& isa, const sass::OpcodeTokens& t, bool& unknown) {
@@ -162,7 +176,8 @@ inline InstrDesc make_descriptor(const std::string& opcode, const ArchTable& arc
       double fma = m * n * k;
       if (c == "tensor_gmma") {
         fma /= 4;  // a warpgroup's MMA: each of its 4 warps issues the instruction
-        auto rate = arch.tensor.find("fma_per_cycle_per_subpartition");
+        auto rate = arch.tensor.find(detail::gmma_rate_key(t));
+        if (rate == arch.tensor.end()) rate = arch.tensor.find("fma_per_cycle_per_subpartition");
         if (rate != arch.tensor.end() && rate->second.value > 0) d.issue_interval = std::max(1.0, fma / rate->second.value);
       } else if (base == "HMMA" && k == 4 && m == 8) {
         fma /= 4;  // Volta HMMA.884 is issued as four steps per set
