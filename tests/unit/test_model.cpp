@@ -398,15 +398,20 @@ TEST_CASE("traces: a register pair or quad named by its first register is writte
   CHECK(ldg_src == std::vector<std::uint16_t>{sass::make_reg(sass::RegKind::gpr, 4), sass::make_reg(sass::RegKind::gpr, 5)});
 }
 
+// The header of a sampled trace of one-warp CTAs: the first `traced` of a `grid`-CTA launch.
+static void one_warp_sample_header(std::ostream& t, const char* name, int traced, int grid, int shmem = 0) {
+  t << "-kernel name = " << name << "\n-kernel id = 1\n-grid dim = (" << grid
+    << ",1,1)\n-block dim = (32,1,1)\n-shmem = " << shmem << "\n-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n"
+    << "-traced ctas = " << traced << "\n-cta sampling = first " << traced << "\n\n";
+}
+
 // One warp of a 264-CTA grid (two CTAs an SM) running `steps` pairs of independent shared
 // loads: the first with every lane on (one wavefront), the second with every lane predicated off
 // where `second_off`, else on.
 static std::string shared_pairs_trace(int steps, bool second_off) {
   std::ostringstream t;
-  t << "-kernel name = shared_pairs\n-kernel id = 1\n-grid dim = (264,1,1)\n-block dim = (32,1,1)\n-shmem = 128\n-nregs = 16\n"
-       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 1\n-cta sampling = first 1\n\n"
-       "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = "
-    << 2 * steps + 1 << "\n";
+  one_warp_sample_header(t, "shared_pairs", 1, 264, 128);
+  t << "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = " << 2 * steps + 1 << "\n";
   for (int i = 0; i < steps; ++i)
     t << "0010 ffffffff 1 R4 LDS 1 R2 4 1 0x400 4\n"
       << (second_off ? "0020 00000000 1 R5 LDS 1 R2 0 0\n" : "0020 ffffffff 1 R5 LDS 1 R2 4 1 0x400 4\n");
@@ -556,13 +561,6 @@ TEST_CASE("sampled trace with the grid's per-CTA counts: untraced CTAs do the wo
   GpuSpec few = g;
   few.sms = 66;
   for (const GpuSpec& at : {g, few}) CHECK(p.predict_times({at}).front() == doctest::Approx(p.predict(at, {}).time_us).epsilon(0.01));
-}
-
-// The header of a sampled trace of one-warp CTAs: the first `traced` of a `grid`-CTA launch.
-static void one_warp_sample_header(std::ostream& t, const char* name, int traced, int grid) {
-  t << "-kernel name = " << name << "\n-kernel id = 1\n-grid dim = (" << grid
-    << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n"
-    << "-traced ctas = " << traced << "\n-cta sampling = first " << traced << "\n\n";
 }
 
 // A warp's LDG.E at `pc` into R`dst` from R`src` of the 128 B line at `line`, 4 B a lane.

@@ -63,13 +63,8 @@ inline bool tensor_shape(const sass::OpcodeTokens& t, double& m, double& n, doub
 // half and 8-bit floats twice the f16/bf16 rate on Hopper, calibrate/gmma_dtype_probe.cu), so
 // an m64nN MMA takes the same cycles whatever its k.
 inline std::string gmma_rate_key(const sass::OpcodeTokens& t) {
-  bool tf32 = false, fp8 = false;
-  for (auto mod : t.modifiers) {
-    tf32 = tf32 || mod == "TF32";
-    fp8 = fp8 || mod == "E4M3" || mod == "E5M2";
-  }
-  if (t.base == "QGMMA" || fp8) return "fma_per_cycle_per_subpartition_fp8";
-  if (tf32) return "fma_per_cycle_per_subpartition_tf32";
+  if (t.base == "QGMMA" || t.has("E4M3") || t.has("E5M2")) return "fma_per_cycle_per_subpartition_fp8";
+  if (t.has("TF32")) return "fma_per_cycle_per_subpartition_tf32";
   return "fma_per_cycle_per_subpartition";
 }
 
