@@ -772,6 +772,51 @@ TEST_CASE("a warp that runs on after the SM's others exit waits for an idle DRAM
   CHECK(per_step < h100.dram_latency + 0.25 * (loaded - h100.dram_latency));
 }
 
+// 4 CTAs of 16 warps, 4 an SM: in each, warps 0 and 1 chase `steps` dependent loads over lines
+// nobody touched (DRAM misses), one thread; warps 2-15 walk `hits` dependent loads over a line of
+// their own (L1 hits after the first), long enough to outlive the chases.
+Kernel chases_among_hits(int steps, int hits) {
+  std::ostringstream t;
+  t << "-kernel name = chase_among_hits\n-kernel id = 1\n-grid dim = (528,1,1)\n-block dim = (512,1,1)\n-shmem = 0\n-nregs = 16\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 4\n-cta sampling = first 4\n\n#BEGIN_TB\n"
+    << std::hex;
+  for (unsigned c = 0; c < 4; ++c) {
+    t << std::dec << "\nthread block = " << c << ",0,0\n";
+    for (unsigned w = 0; w < 16; ++w) {
+      const bool chaser = w < 2;
+      t << std::dec << "\nwarp = " << w << "\ninsts = " << (chaser ? steps : hits) + 1 << "\n" << std::hex;
+      if (chaser)
+        for (int x = 0; x < steps; ++x)
+          t << "0100 00000001 1 R2 LDG.E.64 1 R2 8 1 0x" << 0x7e0000000000ull + 0x1000000ull * (2 * c + w) + 0x1000ull * x << " 0\n";
+      else
+        for (int x = 0; x < hits; ++x) t << "0200 ffffffff 1 R4 LDG.E 1 R4 4 1 0x" << 0x7f0000000000ull + 0x10000ull * c + 0x80ull * w << " 0\n";
+      t << "fff0 ffffffff 0 EXIT 0 0 0\n";
+    }
+  }
+  t << "#END_TB\n";
+  return kernel_from_trace_text(t.str(), "gpuperf_test_chases_among_hits.traceg");
+}
+
+TEST_CASE("a DRAM miss waits as long as the lines its SM waits on load it, not as its warp count") {
+  // Found on the train part: warps whose loads mostly hit L1 (a stencil's halo, the upper
+  // levels of a tree search) were charged the latency of every resident warp chasing DRAM
+  // lines (stencil1d 1.3x slow, b+tree 1.4x). Here 8 warps of the SM's 64 chase lines while the
+  // other 56 hit L1: the chases see the curve at 8 lines, its idle end; before, at 64 warps.
+  auto h100 = GpuSpec::from_catalog(shipped_tables(), "h100");
+  const double loaded = loaded_dram_latency(h100, 64);
+  REQUIRE(loaded > 1.3 * h100.dram_latency);
+  const int steps = 32;
+  const auto r = Predictor(std::make_shared<const Kernel>(chases_among_hits(steps, 1200))).predict(h100);
+  const auto chase = std::find_if(r.per_pc.begin(), r.per_pc.end(), [](const PerPcRow& row) { return row.pc == 0x100; });
+  REQUIRE(chase != r.per_pc.end());
+  // Each step but the first waits out the previous one's latency (memory stall per execution).
+  const double wait = chase->stalls.memory * steps / (steps - 1);
+  CHECK(wait > 0.9 * h100.dram_latency);
+  CHECK(wait < h100.dram_latency + 0.25 * (loaded - h100.dram_latency));
+  // The walks outlive the chases: the SM's warps stay resident throughout.
+  CHECK(r.cycles > steps * loaded);
+}
+
 // A grid of `grid_x` CTAs of one warp, the first 4 traced. Each stores 8 doubles a lane over
 // 256 B of its own (8 sectors: out[c]) after `delay` instructions, and its thread 0 reads one
 // word of every other sector (none a 64 B fill brings) of `read_ctas` other CTAs' ranges, one

@@ -889,7 +889,9 @@ TEST_CASE("simulation: a streamed CTA starts in its slot the measured turnaround
   // work hides a slot's idle time, so each of the three further rounds costs the slot's
   // turnaround on top of the CTA's life: 573.9 cycles for CTAs of 8 warps on sm_90
   // (calibrate/dispatch_overlap_probe.cu). The same GPU without the measured curve starts a
-  // streamed CTA the moment the last one exits (1445 cycles faster here).
+  // streamed CTA the moment the last one exits (1445 cycles faster here before the DRAM latency
+  // followed the lines in flight, 790 since: a slot left idle keeps its warps' lines out of
+  // flight, and the other slots' loads wait less meanwhile).
   auto g = GpuSpec::from_catalog(tables(), "h100");
   REQUIRE(g.cta_slot_turnaround);
   const double turnaround = g.cta_slot_turnaround->at(8);
@@ -900,8 +902,7 @@ TEST_CASE("simulation: a streamed CTA starts in its slot the measured turnaround
   const auto k = four.predict(g).kernels.at(0), k0 = four.predict(at_once).kernels.at(0);
   REQUIRE(k.mode == Mode::simulation);
   REQUIRE(k.bottleneck == Bottleneck::latency);
-  // A little of it runs under the other slots' loads, which the staggered starts queue less.
-  CHECK(k.cycles - k0.cycles > 0.8 * 3 * turnaround);
+  CHECK(k.cycles - k0.cycles > 0.4 * 3 * turnaround);
   CHECK(k.cycles - k0.cycles <= 3 * turnaround * 1.01);
 }
 

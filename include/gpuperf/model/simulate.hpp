@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
+#include <queue>
 #include <string>
 #include <vector>
 
@@ -112,6 +114,22 @@ struct CtaBarriers {
   }
 };
 
+// The SM's loads that wait on DRAM, until each completes, each weighed in lines of the
+// loaded-latency curve (dram_line_latency_vs_warps_per_sm: W warps each waiting on one line).
+class DramWaits {
+ public:
+  void expire(double t) {
+    while (!q_.empty() && q_.top().first <= t) { lines_ -= q_.top().second; q_.pop(); }
+    if (q_.empty()) lines_ = 0;  // no drift from the sums
+  }
+  void add(double done, double lines) { q_.push({done, lines}); lines_ += lines; }
+  double lines() const { return std::max(0.0, lines_); }
+
+ private:
+  std::priority_queue<std::pair<double, double>, std::vector<std::pair<double, double>>, std::greater<>> q_;  // (completes at, lines)
+  double lines_ = 0;
+};
+
 class SmSimulator {
   // What the scheduler reads of each static instruction, in one small record (StaticInstr and
   // InstrDesc are large: reading them for every issue missed the cache), and the register
@@ -163,11 +181,13 @@ class SmSimulator {
     slot_turnaround_ = slot_turnaround_cycles(g, k_.launch.warps_per_cta());
     total_ctas_ = std::max(ctas, total_ctas);
     place_warps(ctas);
-    // DRAM latency grows with the warps of the SM that wait on it (the arch's curve over warps
-    // per SM, at which rm.latency is taken): as warps exit, the ones left see less of it.
+    // DRAM latency grows with the lines the SM waits on (the arch's curve over warps per SM that
+    // each wait on one, at which rm.latency is taken for the round's warps; loaded_latency()).
     if (g.dram_latency_vs_warps && !rm_.idle_latency.empty()) {
       dram_curve_ = &*g.dram_latency_vs_warps;
       excess_full_ = bound::loaded_latency_excess(*dram_curve_, static_cast<double>(live_));
+      excess_full_cycles_ = excess_full_ * g.dram_cycle_scale;
+      dram_idle_ = g.dram_latency;
     }
     smsp_free_.assign(static_cast<std::size_t>(S_), 0);
     mio_.rate = a.mem("l1_wavefronts_per_cycle");
@@ -268,7 +288,6 @@ class SmSimulator {
       bar_.live.back()++;
       ++live_;
     }
-    track_live_load();
     for (std::size_t i = first; i < warps_.size(); ++i)
       if (warps_[i].pos >= warps_[i].end) finish_warp(warps_[i], t);  // a warp with no instructions (issue() finishes the others)
   }
@@ -323,8 +342,8 @@ class SmSimulator {
     const auto sp = static_cast<std::size_t>(w.smsp);
     smsp_free_[sp] = t + 1;
     units_.free_at(op.sm_scope, op.unit, sp) = t + op.issue_interval;
-    // Of the DRAM wait the PC's latency holds for the round's warps, what the live ones load.
-    const double latency = op.latency - (op.latency - op.idle_latency) * (1 - load_share_);
+    double dram_lines = 0;
+    const double latency = loaded_latency(op, t, dram_lines);
     double completion = t + latency;
     const bool is_mem = op.memory;
     // A shared access with every lane off still passes the data pipe (the profile gave it its wavefront).
@@ -335,6 +354,7 @@ class SmSimulator {
       if (!an_.dyn_partial_sectors.empty()) wf = global_l1_wavefronts(wf, an_.dyn_partial_sectors[w.pos], l1_costs_.partial_sector_wavefronts);
       st.mio += mio_.enqueue(t, wf) - t;
       completion = mio_.free + latency;
+      if (dram_lines > 0) dram_waits_.add(completion, dram_lines);
     }
     w.registers.write(slots_.data() + op.dst, op.ndst, completion, is_mem);
     w.last_completion = std::max(w.last_completion, completion);
@@ -364,9 +384,21 @@ class SmSimulator {
     }
   }
 
-  // The live warps' share of the DRAM latency's load excess, after live_ changed.
-  void track_live_load() {
-    if (excess_full_ > 0) load_share_ = std::min(1.0, bound::loaded_latency_excess(*dram_curve_, static_cast<double>(live_)) / excess_full_);
+  // A load's latency: of the DRAM wait the PC's latency holds for the round's warps, what the
+  // lines the SM waits on now load it with (this load's own among them), no more than one line
+  // per live warp, the curve's measurement (and a grid that leaves SMs idle is spared the
+  // contention a busy GPU adds to it). A warp's loads that miss while others hit (a stencil's
+  // halo) or while it computes load DRAM less than a warp that only chases lines: per-warp
+  // counts gave them the latency of that chase (train part: stencil1d and b+tree 1.3x slow).
+  // dram_lines: this load's weight in lines.
+  double loaded_latency(const Op& op, double t, double& dram_lines) {
+    const double excess = op.latency - op.idle_latency;
+    if (excess <= 0 || excess_full_ <= 0) return op.latency;
+    dram_waits_.expire(t);
+    // Its chance of a DRAM miss, held for the miss's latency of the whole wait (Little's law).
+    dram_lines = std::min(1.0, excess / excess_full_cycles_ * (dram_idle_ + excess_full_cycles_) / op.latency);
+    const double lines = std::min(dram_waits_.lines() + dram_lines, static_cast<double>(live_));
+    return op.idle_latency + excess * std::min(1.0, bound::loaded_latency_excess(*dram_curve_, lines) / excess_full_);
   }
 
   void finish_warp(Warp& w, double t) {
@@ -374,7 +406,6 @@ class SmSimulator {
     w.done = true;
     not_before_[index_of(w)] = std::numeric_limits<double>::infinity();
     --live_;
-    track_live_load();
     end_time_ = std::max({end_time_, t, w.last_completion});
     // The slot frees when the CTA's last warp exits; the next streamed CTA takes it.
     if (--bar_.live[static_cast<std::size_t>(w.cta)] == 0) {
@@ -423,7 +454,9 @@ class SmSimulator {
   std::vector<double> cta_start_, cta_end_;  // per started CTA: when it started, when its last warp exited
   std::size_t live_ = 0;
   const Curve* dram_curve_ = nullptr;         // DRAM latency over warps per SM (none: the loaded latency throughout)
-  double excess_full_ = 0, load_share_ = 1;  // its excess at the round's warps; the live warps' share of it
+  double excess_full_ = 0, excess_full_cycles_ = 0;  // its excess at the round's warps (curve cycles; this GPU's clock)
+  DramWaits dram_waits_;
+  double dram_idle_ = 0;  // the idle DRAM latency, cycles
   double end_time_ = 0, instrs_ = 0;
   RoundResult r_;
 };
