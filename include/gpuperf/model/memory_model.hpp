@@ -382,14 +382,13 @@ inline double loaded_dram_latency(const GpuSpec& g, double warps_per_sm) {
   return l;
 }
 
-// The idle DRAM latency over the loaded one at `warps_per_sm` (0 where there is none). Both
-// scale with the clock alike (dram_cycle_scale), so the ratio does not depend on it; but the
-// quotient's last bits do, and it keys a sweep's rounds (RoundKey): unrounded, a clock sweep
-// split each round over three keys and simulated it three times. 12 digits keep it exact enough.
-inline double idle_dram_ratio(const GpuSpec& g, double warps_per_sm) {
-  const double loaded = loaded_dram_latency(g, warps_per_sm);
-  if (!(loaded > 0)) return 0;
-  return std::round(std::min(1.0, g.dram_latency / loaded) * 1e12) / 1e12;
+// The idle DRAM latency over the loaded one (0 where there is none). Both scale with the clock
+// alike (dram_cycle_scale), so the ratio does not depend on it; but the quotient's last bits
+// do, and it keys a sweep's rounds (RoundKey): unrounded, a clock sweep split each round over
+// three keys and simulated it three times. 12 digits keep it exact enough.
+inline double idle_dram_ratio(double idle_latency, double loaded_latency) {
+  if (!(loaded_latency > 0)) return 0;
+  return std::round(std::min(1.0, idle_latency / loaded_latency) * 1e12) / 1e12;
 }
 
 // The memory model's part that depends on no latency: per-PC hit rates and traffic, and the

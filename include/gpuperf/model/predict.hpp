@@ -41,7 +41,7 @@ GPUPERF_FUNC detail::Setup Predictor::setup(const GpuSpec& g, const PredictOptio
   s.sim = detail::use_simulation(an, opt, warnings);
   // The memory system idle: for the busiest warp's extra iterations (bounds mode of counts) and
   // for the warps a simulated round still runs as the others exit.
-  if (s.sim || !an.dynamic) s.idle_dram_ratio = idle_dram_ratio(g, s.occupancy.active_warps_per_sm);
+  if (s.sim || !an.dynamic) s.idle_dram_ratio = idle_dram_ratio(g.dram_latency, s.dram_latency);
   s.waves = place_rounds(static_cast<double>(an.kernel->launch.grid.count()), g.sms, s.occupancy.blocks_per_sm);
   return s;
 }
