@@ -737,13 +737,19 @@ TEST_CASE("a load past L1 (ld.cg, volatile: LDG .STRONG.GPU/.SYS) hits nothing t
   CHECK(pc_latency_of(one_line_again("LDG.E.STRONG.SM"), h100, 0x10) < 2 * h100.l1_hit_latency);  // __ldca: an L1 hit
 }
 
+// The header of a trace of 4 CTAs of 16 warps traced from a grid of 528 (4 an SM on the H100),
+// up to #BEGIN_TB.
+void four_ctas_of_16_warps_header(std::ostream& t, const char* name) {
+  t << "-kernel name = " << name << "\n-kernel id = 1\n-grid dim = (528,1,1)\n-block dim = (512,1,1)\n-shmem = 0\n-nregs = 16\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 4\n-cta sampling = first 4\n\n#BEGIN_TB\n";
+}
+
 // 4 CTAs of 16 warps, 4 an SM: in each, 15 warps load a line and exit; warp 0 chases `steps`
 // dependent loads over lines nobody touched (DRAM misses), one thread.
 Kernel chase_after_the_rest(int steps) {
   std::ostringstream t;
-  t << "-kernel name = chase\n-kernel id = 1\n-grid dim = (528,1,1)\n-block dim = (512,1,1)\n-shmem = 0\n-nregs = 16\n"
-       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 4\n-cta sampling = first 4\n\n#BEGIN_TB\n"
-    << std::hex;
+  four_ctas_of_16_warps_header(t, "chase");
+  t << std::hex;
   for (unsigned c = 0; c < 4; ++c) {
     t << std::dec << "\nthread block = " << c << ",0,0\n";
     for (unsigned w = 0; w < 16; ++w) {
@@ -777,9 +783,8 @@ TEST_CASE("a warp that runs on after the SM's others exit waits for an idle DRAM
 // their own (L1 hits after the first), long enough to outlive the chases.
 Kernel chases_among_hits(int steps, int hits) {
   std::ostringstream t;
-  t << "-kernel name = chase_among_hits\n-kernel id = 1\n-grid dim = (528,1,1)\n-block dim = (512,1,1)\n-shmem = 0\n-nregs = 16\n"
-       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 4\n-cta sampling = first 4\n\n#BEGIN_TB\n"
-    << std::hex;
+  four_ctas_of_16_warps_header(t, "chase_among_hits");
+  t << std::hex;
   for (unsigned c = 0; c < 4; ++c) {
     t << std::dec << "\nthread block = " << c << ",0,0\n";
     for (unsigned w = 0; w < 16; ++w) {
