@@ -398,6 +398,36 @@ __global__ void chase_const(long long* cycles, unsigned* sink, int steps) {
   *sink = p;
 }
 
+// Constant-load throughput: every thread follows eight independent chains through __constant__
+// memory with a register index (LDC R, c[0x3][R]), in 32 warps per SM. Lane l reads word
+// l & mask of a 128 B block whose every word points to the same word of the next block, so a
+// warp's load touches mask + 1 distinct words (mask 0: a broadcast). The mask comes at run time,
+// so that ptxas cannot prove a broadcast index uniform and load it with ULDC instead. ONE_SP:
+// only the warps of one sub-partition (warp % 4 == 0) load, which tells a per-SM unit from a
+// per-sub-partition one.
+template <bool ONE_SP>
+__global__ void thr_const(long long* cycles, unsigned* sink, unsigned mask) {
+  unsigned warp = threadIdx.x / 32;
+  unsigned off = threadIdx.x & mask;
+  unsigned p0 = 0 * 32 + off, p1 = 1 * 32 + off, p2 = 2 * 32 + off, p3 = 3 * 32 + off;
+  unsigned p4 = 4 * 32 + off, p5 = 5 * 32 + off, p6 = 6 * 32 + off, p7 = 7 * 32 + off;
+  bool active = !ONE_SP || warp % 4 == 0;
+  __syncthreads();
+  long long t0 = clock64();
+  if (active)
+    for (int it = 0; it < ITERS; ++it) {
+#pragma unroll
+      for (int i = 0; i < CHAIN / 8; ++i) {
+        p0 = cnext[p0]; p1 = cnext[p1]; p2 = cnext[p2]; p3 = cnext[p3];
+        p4 = cnext[p4]; p5 = cnext[p5]; p6 = cnext[p6]; p7 = cnext[p7];
+      }
+    }
+  __syncthreads();
+  long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = p0 + p1 + p2 + p3 + p4 + p5 + p6 + p7;
+}
+
 // TLB: a one-thread chase over the pages of a footprint in random order, one element per 2 MiB page
 // (at page k + 128 B * k, which spreads the chased lines over L2 sets), over a footprint of F bytes, so it touches F / 2 MiB pages and only
 // F / 2 MiB lines (4 MiB at 64 GiB), which stay in L2. Each step costs an L2 hit while the pages
@@ -1023,6 +1053,38 @@ int main(int argc, char** argv) {
     }
     CK(cudaFree(cyc));
     CK(cudaFree(sink));
+    // Throughput: 2 KiB of 128 B blocks (inside every generation's L1 constant cache).
+    {
+      const unsigned words = 512, threads = 1024;
+      std::vector<unsigned> cn(words);
+      for (unsigned i = 0; i < words; ++i) cn[i] = ((i / 32 + 1) % (words / 32)) * 32 + i % 32;
+      CK(cudaMemcpyToSymbol(cnext, cn.data(), words * 4));
+      long long* tc;
+      unsigned* ts;
+      CK(cudaMalloc(&tc, 8 * sms));
+      CK(cudaMalloc(&ts, 4ull * sms * threads));
+      auto run = [&](bool one_sp, unsigned dist) {
+        auto kernel = one_sp ? thr_const<true> : thr_const<false>;
+        kernel<<<sms, threads>>>(tc, ts, dist - 1);  // warm
+        kernel<<<sms, threads>>>(tc, ts, dist - 1);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+        std::vector<long long> c(sms);
+        CK(cudaMemcpy(c.data(), tc, 8 * sms, cudaMemcpyDeviceToHost));
+        std::sort(c.begin(), c.end());
+        double loads = double(one_sp ? 8 : 32) * CHAIN * ITERS;
+        char b[80];
+        snprintf(b, sizeof b, "const_rate.loads_per_sm_cycle_d%u%s", dist, one_sp ? "_one_sp" : "");
+        emit(b, loads / double(c[sms / 2]), "warp loads per cycle", one_sp ? "thr_const<true>" : "thr_const<false>");
+      };
+      run(false, 1);
+      run(true, 1);
+      run(false, 2);
+      run(false, 4);
+      run(false, 32);
+      CK(cudaFree(tc));
+      CK(cudaFree(ts));
+    }
   }
   if (want("launch")) {
     for (double us : {0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 64.0}) {

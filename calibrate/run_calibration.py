@@ -66,6 +66,7 @@ SASS_CHECKS = {
     "chase_global_ca": [(r"\bLDG\.E\.STRONG\.(SM|CTA)\b", 32)], "chase_global_cg": [(r"\bLDG\.E\.STRONG\.GPU\b", 32)],
     "chase64_cg": [(r"\bLDG\.E\.64\.STRONG\.GPU\b", 2)], "chase_shared": [(r"\bLDS\b", 16)],
     "chase_const": [(r"\bLDC\b\s+\S+\s+c\[0x3\]\[R", 32)],
+    "thr_const<false>": [(r"\bLDC\b\s+\S+\s+c\[0x3\]\[R", 256)], "thr_const<true>": [(r"\bLDC\b\s+\S+\s+c\[0x3\]\[R", 256)],
     "bw_copy": [(r"\bLDG\.E\.128\b", 1), (r"\bSTG\.E\.128\b", 1)], "bw_read_l2": [(r"\bLDG\.E\.128\.STRONG\.GPU\b", 1)],
     "bw_l1": [(r"\bLDG\.E\.128\.STRONG\.(SM|CTA)\b", 4)], "bw_shared": [(r"\bLDS\b", 4)], "bw_shared16": [(r"\bLDS(\.U)?\.128\b", 4)],
     "empty_kernel": [(r"\bEXIT\b", 1)], "spin_kernel": [(r"SR_CLOCKLO", 2)],
@@ -133,18 +134,19 @@ def sass_counts(binary):
 
 
 def mangled_is(mangled, name):
-    """Whether an Itanium-mangled kernel name is `name` (`f`, `f<true>`, `f<4>`): _Z8lat_ffmaPxPff
-    is lat_ffma, _Z18atomic_latency_depILb1EEvPjPxij is atomic_latency_dep<true>."""
-    m = re.match(r"(\w+)(?:<(\w+)>)?$", name)
-    base, targ = m.group(1), m.group(2)
+    """Whether an Itanium-mangled kernel name is `name` (`f`, `f<true>`, `f<4>`, `f<1, false>`):
+    _Z8lat_ffmaPxPff is lat_ffma, _Z18atomic_latency_depILb1EEvPjPxij is atomic_latency_dep<true>,
+    _Z9thr_constILi1ELb0EEvPxPj would be thr_const<1, false>."""
+    m = re.match(r"(\w+)(?:<([\w, ]+)>)?$", name)
+    base, targs = m.group(1), m.group(2)
     head = f"_Z{len(base)}{base}"
     if not mangled.startswith(head):
         return mangled == name
     rest = mangled[len(head):]
-    if targ is None:
+    if targs is None:
         return not rest.startswith("I")
-    code = {"true": "Lb1E", "false": "Lb0E", "float": "fE", "unsigned": "jE", "int": "iE"}.get(targ, f"Li{targ}E")
-    return rest.startswith("I" + code)
+    codes = {"true": "Lb1E", "false": "Lb0E", "float": "f", "unsigned": "j", "int": "i"}
+    return rest.startswith("I" + "".join(codes.get(t, f"Li{t}E") for t in (a.strip() for a in targs.split(","))) + "E")
 
 
 def atomic_ops_per_update(k, warps=512, per_thread=16):
@@ -541,6 +543,22 @@ def to_table(results, meta, arch):
         if cpts[-1][1] > l1 * 1.2:
             put("memory", "const_l15_latency_cycles", cpts[-1][1], note=f"chase over {cpts[-1][0] // 1024} KiB")
             put("cache", "const_l1_kib", fits[-1] / 1024, note="the largest footprint whose chase stays within 20 % of the L1 latency")
+    # Constant-load throughput: warp LDCs (register index, broadcast) per SM cycle, 32 warps
+    # loading. A unit per sub-partition gives four sub-partitions about four times the rate of
+    # one; less than that, and the unit is the SM's (H200: 0.50 against 0.25, so the SM's).
+    rate = by.get("const_rate.loads_per_sm_cycle_d1")
+    if rate:
+        one = by.get("const_rate.loads_per_sm_cycle_d1_one_sp")
+        per_sm = one is not None and rate["value"] < 3.2 * one["value"]
+        spread = ", ".join(f"{d} words {by[f'const_rate.loads_per_sm_cycle_d{d}']['value']:.3g}"
+                           for d in (2, 4, 32) if f"const_rate.loads_per_sm_cycle_d{d}" in by)
+        e = {"value": round((1.0 if per_sm else 4.0) / rate["value"], 2), "source": key,
+             "note": f"LDC with a register index, broadcast, 32 warps per SM: {rate['value']:.3g} warp loads per SM cycle"
+                     + (f"; one sub-partition alone {one['value']:.3g}" if one else "")
+                     + (f"; a warp reading several words: {spread}" if spread else "")}
+        if per_sm:
+            e["scope"] = "sm"
+        table["classes"].setdefault("const_mem", {})["issue_interval_cycles"] = e
     # TLB: L2-hit chase latency vs footprint, one step per 2 MiB page in random order.
     pts = series("tlb.scattered_footprint_gib_")
     if len(pts) >= 2:
@@ -615,7 +633,10 @@ def merge_tables(tables, target):
         parts = ([notes[0]] if notes else []) + (["mean of " + ", ".join(f"{x['source']}={x['value']}" for x in vals)] if len(vals) > 1 else [])
         if parts:
             entry["note"] = "; ".join(parts)
-        if old and "scope" in old:
+        scopes = {x["scope"] for x in vals if "scope" in x}
+        if len(scopes) == 1:
+            entry["scope"] = scopes.pop()
+        elif old and "scope" in old:
             entry["scope"] = old["scope"]
         return entry
 

@@ -92,6 +92,10 @@ def test_mangled_kernel_names():
     assert not rc.mangled_is("_Z8lat_ffmaPxPff", "lat_fadd")
     assert rc.mangled_is("_Z18atomic_latency_depILb1EEvPjPxij", "atomic_latency_dep<true>")
     assert not rc.mangled_is("_Z18atomic_latency_depILb1EEvPjPxij", "atomic_latency_dep<false>")
+    # Two template arguments (the constant-load throughput kernels).
+    assert rc.mangled_is("_Z9thr_constILi1ELb0EEvPxPj", "thr_const<1, false>")
+    assert not rc.mangled_is("_Z9thr_constILi1ELb1EEvPxPj", "thr_const<1, false>")
+    assert not rc.mangled_is("_Z9thr_constILi32ELb0EEvPxPj", "thr_const<1, false>")
 
 
 def test_override_from_a_calibration_is_a_complete_table(tmp_path):
