@@ -544,19 +544,21 @@ def to_table(results, meta, arch):
             put("memory", "const_l15_latency_cycles", cpts[-1][1], note=f"chase over {cpts[-1][0] // 1024} KiB")
             put("cache", "const_l1_kib", fits[-1] / 1024, note="the largest footprint whose chase stays within 20 % of the L1 latency")
     # Constant-load throughput: warp LDCs (register index, broadcast) per SM cycle, 32 warps
-    # loading, as SM cycles per load. A unit per sub-partition gives four sub-partitions about
-    # four times the rate of one; the H200's give twice (0.50 against 0.25): the SM's unit.
-    # A reference value: as the const_mem class's SM-wide issue interval it made the validation
-    # corpus' traces worse (bench/validation/README.md, session 33).
+    # loading. A unit per sub-partition gives four sub-partitions about four times the rate of
+    # one; less than that, and the unit is the SM's (H200: 0.50 against 0.25, so the SM's).
     rate = by.get("const_rate.loads_per_sm_cycle_d1")
     if rate:
         one = by.get("const_rate.loads_per_sm_cycle_d1_one_sp")
+        per_sm = one is not None and rate["value"] < 3.2 * one["value"]
         spread = ", ".join(f"{d} words {by[f'const_rate.loads_per_sm_cycle_d{d}']['value']:.3g}"
                            for d in (2, 4, 32) if f"const_rate.loads_per_sm_cycle_d{d}" in by)
-        put("memory", "const_load_interval_sm_cycles", 1.0 / rate["value"],
-            note=f"LDC with a register index, broadcast, 32 warps per SM: {rate['value']:.3g} warp loads per SM cycle"
-                 + (f"; one sub-partition alone {one['value']:.3g}" if one else "")
-                 + (f"; a warp reading several words: {spread}" if spread else ""))
+        e = {"value": round((1.0 if per_sm else 4.0) / rate["value"], 2), "source": key,
+             "note": f"LDC with a register index, broadcast, 32 warps per SM: {rate['value']:.3g} warp loads per SM cycle"
+                     + (f"; one sub-partition alone {one['value']:.3g}" if one else "")
+                     + (f"; a warp reading several words: {spread}" if spread else "")}
+        if per_sm:
+            e["scope"] = "sm"
+        table["classes"].setdefault("const_mem", {})["issue_interval_cycles"] = e
     # TLB: L2-hit chase latency vs footprint, one step per 2 MiB page in random order.
     pts = series("tlb.scattered_footprint_gib_")
     if len(pts) >= 2:

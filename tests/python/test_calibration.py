@@ -59,8 +59,9 @@ def test_measured_hopper_values():
     assert t["memory"]["shared_wavefronts_per_cycle"]["value"] == pytest.approx(0.98, abs=0.01)
     assert t["memory"]["const_l1_latency_cycles"]["value"] == 34  # within 2 KiB; 104 beyond is the L1.5
     assert t["memory"]["const_l15_latency_cycles"]["value"] == 104
-    # LDC: one per 2.01 SM cycles for the SM's loads together (0.498 a cycle; one sub-partition 0.249).
-    assert t["memory"]["const_load_interval_sm_cycles"]["value"] == pytest.approx(2.01)
+    # LDC: one per 2.01 SM cycles of the SM's one unit (0.498 a cycle; one sub-partition 0.249).
+    assert t["classes"]["const_mem"]["issue_interval_cycles"]["value"] == pytest.approx(2.01)
+    assert t["classes"]["const_mem"]["issue_interval_cycles"]["scope"] == "sm"
     assert t["memory"]["launch_latency_us"]["value"] < t["memory"]["launch_interval_us"]["value"] < t["memory"]["launch_overhead_us"]["value"]
     assert 0.84 <= t["memory"]["dram_max_utilization"]["value"] <= 0.9
     # IMAD.WIDE.U32: 12-cycle steps with an IADD3 (4), 5.08 cycles per step at 32 warps per SM.

@@ -435,6 +435,38 @@ TEST_CASE("traces: a shared load with every lane predicated off still takes a da
   CHECK(off.cycles == doctest::Approx(on.cycles).epsilon(0.02));
 }
 
+TEST_CASE("constant loads share the SM's one constant unit: 2 cycles per warp LDC on Hopper (measured)") {
+  // 32 warps each issue independent register-indexed LDCs. The H200's loads of all four
+  // sub-partitions together reach one per 2.01 SM cycles (calibrate/microbench.cu thr_const), so
+  // the SM's unit, not each sub-partition's issue, bounds them.
+  const int N = 200;
+  auto g = GpuSpec::from_catalog(tables(), "h100");
+  auto classified = [](std::shared_ptr<Kernel> k) {  // memory space and operation, as a trace reader gives them
+    for (auto& si : k->program) {
+      const auto mt = sass::memory_traits(sass::tokenize_opcode(si.opcode));
+      si.space = mt.space;
+      si.mem_op = mt.op;
+    }
+    return k;
+  };
+  auto k = classified(synthetic({{"LDC", "R1", {"R9"}}, {"LDC", "R2", {"R9"}}, {"LDC", "R3", {"R9"}}, {"LDC", "R4", {"R9"}}}, N, 32, 90));
+  auto r = Predictor(std::shared_ptr<const Kernel>(k)).predict(g);
+  CHECK(r.bounds.functional_unit == doctest::Approx(2.01 * 32 * 4 * N).epsilon(0.01));
+  CHECK(r.cycles >= 2.01 * 32 * 4 * N);
+  // An LDC goes to the MIO queue and the warp issues on: 16 warps that each load 8 constants
+  // they never read and then run a chain of 200 dependent FFMAs (4 cycles each; 4 warps a
+  // sub-partition keep its FP32 pipe just busy) take the chain's 800 cycles, not the up to 257
+  // cycles the last warp's loads wait for the unit on top of it.
+  std::vector<std::tuple<std::string, std::string, std::vector<std::string>>> body;
+  for (int i = 0; i < 8; ++i) body.push_back({"LDC", "R" + std::to_string(10 + i), {"R9"}});
+  for (int i = 0; i < 200; ++i) body.push_back({"FFMA", "R5", {"R5", "R6", "R7"}});
+  auto kc = classified(synthetic(body, 1, 16, 90));
+  auto rc = Predictor(std::shared_ptr<const Kernel>(kc)).predict(g);
+  REQUIRE(rc.mode == Mode::simulation);
+  CHECK(rc.bounds.issue == doctest::Approx(4 * 208));
+  CHECK(rc.cycles < 4 * 208 + 40);
+}
+
 TEST_CASE("physical floor: a simulated round never ends below the kernel's issue and unit bounds") {
   Session s(load_trace_text(uneven_ctas_trace(2000), "gpuperf_test_uneven_ctas.traceg"));
   auto k = s.predict(GpuSpec::from_catalog(tables(), "h100")).kernels.at(0);

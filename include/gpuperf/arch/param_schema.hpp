@@ -74,7 +74,6 @@ inline const std::vector<ParamSpec>& param_schema() {
       {S::memory, "const_l1_latency_cycles", "SM cycles", 5, 200, U::reference},
       {S::memory, "const_l15_latency_cycles", "SM cycles", 10, 500, U::reference},
       {S::memory, "const_l2_latency_cycles", "SM cycles", 50, 1000, U::reference},
-      {S::memory, "const_load_interval_sm_cycles", "SM cycles per warp LDC, the SM's loads together", 0.25, 512, U::reference},
       {S::memory, "launch_interval_us", "us", 0, 50, U::reference},
       {S::memory, "launch_latency_us", "us", 0, 50, U::reference},
       {S::memory, "dram_max_utilization", "fraction", 0.1, 1, U::reference},

@@ -138,6 +138,7 @@ class SmSimulator {
     std::uint32_t src = 0, dst = 0;  // first slot in slots_
     std::uint16_t nsrc = 0, ndst = 0;
     bool memory = false, shared = false, barrier = false, exit = false, sm_scope = false, controlled = false;
+    bool queued = false;  // handed to the MIO queue: the warp issues on, its result waits for the unit
     std::size_t unit = 0;  // UnitTimers class
     double issue_interval = 1, latency = 0, spacing = 1;
     double idle_latency = 0;  // the result latency with the DRAM idle (RoundModel::idle_latency)
@@ -169,6 +170,7 @@ class SmSimulator {
       op.barrier = d.is_barrier;
       op.exit = d.is_exit;
       op.sm_scope = d.sm_scope;
+      op.queued = s.space == MemSpace::constant;
       op.unit = units_.class_of(i);
       op.issue_interval = d.issue_interval;
       op.latency = rm_.latency[i];
@@ -312,7 +314,7 @@ class SmSimulator {
           not_before_[static_cast<std::size_t>(wi)] = w.dep;
         }
         if (w.dep >= best.t) continue;  // cannot beat the best candidate
-        double unit = std::max(w.dep, units_.free_at(op.sm_scope, op.unit, static_cast<std::size_t>(sp)));
+        double unit = op.queued ? w.dep : std::max(w.dep, units_.free_at(op.sm_scope, op.unit, static_cast<std::size_t>(sp)));
         double t = std::max(unit, smsp_free_[static_cast<std::size_t>(sp)]);
         if (t < best.t) best = Pick{wi, t, w.dep, unit, w.dep_mem};
       }
@@ -341,10 +343,13 @@ class SmSimulator {
     st.not_selected += t - p.unit;
     const auto sp = static_cast<std::size_t>(w.smsp);
     smsp_free_[sp] = t + 1;
-    units_.free_at(op.sm_scope, op.unit, sp) = t + op.issue_interval;
+    // A queued instruction (LDC) starts when its unit is free; the warp does not wait for that.
+    double& unit_free = units_.free_at(op.sm_scope, op.unit, sp);
+    const double start = op.queued ? std::max(t, unit_free) : t;
+    unit_free = start + op.issue_interval;
     double dram_lines = 0;
     const double latency = loaded_latency(op, t, dram_lines);
-    double completion = t + latency;
+    double completion = start + latency;
     const bool is_mem = op.memory;
     // A shared access with every lane off still passes the data pipe (the profile gave it its wavefront).
     if (is_mem && (d.active_mask || op.shared)) {
