@@ -89,11 +89,15 @@ inline OverlapParts overlap_parts(double sm_rounds, double issue, double functio
 // DRAM and L2 transfers that happen in different phases of the warps' streams do not overlap: a
 // kernel that streams its data from DRAM in a first pass and re-reads it from L2 after (Rodinia
 // kmeans' kmeansPoint: 27 MB from DRAM, then 30 MB of L2 hits) takes the DRAM time and then the
-// L2 time. Each phase takes the longer of its DRAM and L2 shares; the sum is at least the longer
-// of the totals, and equals it where both spread alike. 0 where no share is known.
-inline double memory_phases(double dram, double l2, const double* dram_share, const double* l2_share) {
+// L2 time. So do the L2's atomic units where their shares are given: a reduction that loads its
+// data and then adds it into one word takes the loads' time and then the atomics'. Each phase
+// takes the longest of its shares; the sum is at least the longest of the totals, and equals it
+// where all spread alike. 0 where no share is known.
+inline double memory_phases(double dram, double l2, const double* dram_share, const double* l2_share, double atomics = 0,
+                            const double* atomic_share = nullptr) {
   double sum = 0;
-  for (int ph = 0; ph < kTrafficPhases; ++ph) sum += std::max(dram * dram_share[ph], l2 * l2_share[ph]);
+  for (int ph = 0; ph < kTrafficPhases; ++ph)
+    sum += std::max({dram * dram_share[ph], l2 * l2_share[ph], atomic_share ? atomics * atomic_share[ph] : 0.0});
   return sum;
 }
 // The SM's throughput and the memory transfer overlap imperfectly: their p-norm, never below the

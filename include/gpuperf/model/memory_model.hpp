@@ -420,7 +420,7 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
     ms.profiled_l2_ratio = r.prof.l2_ratio;
   }
   const L1RequestCosts l1_costs = l1_request_costs(g.arch_table());
-  double dram_phase[kTrafficPhases] = {0}, l2_phase[kTrafficPhases] = {0};
+  double dram_phase[kTrafficPhases] = {0}, l2_phase[kTrafficPhases] = {0}, atomic_phase[kTrafficPhases] = {0};
   double l1_hits_w = 0, l2_hits_w = 0, l1_w = 0, l2_w = 0, own_dirty_sectors = 0;
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
@@ -455,6 +455,7 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
           const double r = reuse > 0 ? p.phase_reuse[ph] / reuse : f;
           dram_phase[ph] += m.dram_sectors * f;
           l2_phase[ph] += std::min(m.l2_sectors, m.dram_sectors) * f + std::max(0.0, m.l2_sectors - m.dram_sectors) * r;
+          if (s.mem_op == MemOp::atomic || s.mem_op == MemOp::reduction) atomic_phase[ph] += p.phase_first[ph] + p.phase_reuse[ph];
         }
     } else if (s.space == MemSpace::shared) {
       ms.shared_requests += p.requests;
@@ -475,11 +476,12 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
   ms.l1_hit_rate = l1_w > 0 ? l1_hits_w / l1_w : 0;
   ms.l2_hit_rate = l2_w > 0 ? l2_hits_w / l2_w : 0;
   ms.hit_rates_assumed = assumed;
-  double dram_sum = 0, l2_sum = 0;
-  for (int ph = 0; ph < kTrafficPhases; ++ph) { dram_sum += dram_phase[ph]; l2_sum += l2_phase[ph]; }
+  double dram_sum = 0, l2_sum = 0, atomic_sum = 0;
+  for (int ph = 0; ph < kTrafficPhases; ++ph) { dram_sum += dram_phase[ph]; l2_sum += l2_phase[ph]; atomic_sum += atomic_phase[ph]; }
   for (int ph = 0; ph < kTrafficPhases; ++ph) {
     ms.dram_phase_share[ph] = dram_sum > 0 ? dram_phase[ph] / dram_sum : 0;
     ms.l2_phase_share[ph] = l2_sum > 0 ? l2_phase[ph] / l2_sum : 0;
+    ms.atomic_phase_share[ph] = atomic_sum > 0 ? atomic_phase[ph] / atomic_sum : 0;
   }
   return r;
 }
@@ -505,19 +507,28 @@ inline double memory_latencies(const KernelAnalysis& an, const std::vector<Instr
 }
 
 // Whole-kernel bounds from the memory totals: DRAM and L2 bandwidth, and the L2's atomic units.
-inline void add_memory_bounds(Bounds& b, const MemoryStats& ms, const AtomicProfile& at, const GpuSpec& g, double dram_gbs) {
+// `rounds`: of resident CTAs on the busiest SM (at least 1).
+inline void add_memory_bounds(Bounds& b, const MemoryStats& ms, const AtomicProfile& at, const GpuSpec& g, double dram_gbs, double rounds = 1) {
   b.dram = bound::bandwidth(ms.dram_read_bytes + ms.dram_write_bytes, dram_gbs, g.sm_clock_mhz);
   const double fills = ms.dram_read_bytes / assume::sector_bytes;
   b.l2_writes = bound::l2_writes(ms.global_store_sectors, ms.global_store_lines, fills, g.l2_store_line_rate_fraction, g.l2_write_rate_fraction,
                                  g.l2_bandwidth_gbs, g.sm_clock_mhz);
   b.l2 = bound::l2_combined(bound::l2_reads(ms.l2_bytes, ms.global_store_sectors, g.l2_bandwidth_gbs, g.sm_clock_mhz), b.l2_writes,
                             g.l2_write_rate_fraction);
-  b.memory_phases = bound::memory_phases(b.dram, b.l2, ms.dram_phase_share, ms.l2_phase_share);
   if (g.atomic_rate && at.present()) {
     const Curve* lines = g.atomic_rate_lines ? &*g.atomic_rate_lines : nullptr;
     const Curve* f32 = g.atomic_rate_f32 ? &*g.atomic_rate_f32 : nullptr;
     b.atomics = std::max(bound::atomics(at.ops_int, at.ops_float, at.effective_words, at.effective_lines, at.hot_updates, *g.atomic_rate, f32, lines),
                          bound::atomics_busiest_slice(at.busiest_slice_ops, at.float_share, *g.atomic_rate, f32, lines));
+  }
+  b.memory_phases = bound::memory_phases(b.dram, b.l2, ms.dram_phase_share, ms.l2_phase_share);
+  // Atomics that come after the loads in the warps' streams wait for them (bound::memory_phases).
+  // Where CTAs run in several rounds, one round's atomics run under the next one's loads: only a
+  // round's share of what the phases add stays serial.
+  if (b.atomics > 0) {
+    const double serial = bound::memory_phases(b.dram, b.l2, ms.dram_phase_share, ms.l2_phase_share, b.atomics, ms.atomic_phase_share);
+    const double longest = std::max(b.memory_phases, b.atomics);
+    if (serial > longest) b.atomics = longest + (serial - longest) / std::max(1.0, rounds);
   }
 }
 

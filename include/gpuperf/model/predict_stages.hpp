@@ -189,7 +189,7 @@ inline KernelTime kernel_time(const Bounds& round_bounds, double full_cycles, do
   t.bounds.cta_dispatch = cta_dispatch_cycles(g, w.grid, warps_per_cta);
   t.sm = physical_floor(rounds_cycles, t.bounds);
   t.bounds.sm_rounds = t.sm;
-  add_memory_bounds(t.bounds, ms, atomics, g, dram_gbs);
+  add_memory_bounds(t.bounds, ms, atomics, g, dram_gbs, w.blocks_per_sm > 0 ? w.per_sm / w.blocks_per_sm : 1);
   const double p = sim ? g.overlap_exponent_simulation : g.overlap_exponent_bounds;
   const Bounds& b = t.bounds;
   t.bounds.sm_and_memory =

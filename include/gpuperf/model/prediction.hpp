@@ -96,7 +96,7 @@ struct PerPcRow {
 struct Bounds {
   double issue = 0, functional_unit = 0, latency = 0, shared_memory = 0, l1 = 0, l2 = 0, dram = 0;
   double l2_writes = 0;      // the part of l2 that the line-writes take (stores, and DRAM fills where measured)
-  double atomics = 0;        // L2 atomic units: same-word updates serialize (measured rate curves)
+  double atomics = 0;        // L2 atomic units: same-word updates serialize (measured rate curves), after the loads they follow in a round
   double busiest_warp = 0;   // kernel: the busiest warp's dependent path (work imbalance), not per round
   double sm_rounds = 0;      // kernel: the busiest SM's rounds of CTAs (simulated or bounded, floored), not per round
   // kernel: the DRAM and L2 transfers phase by phase (bound::memory_phases; 0 without addresses)
@@ -137,9 +137,10 @@ struct MemoryStats {
   double profiled_l2_ratio = 1;              // target L2 / profiled L2 the rates were carried over by
   double dram_read_bytes = 0, dram_write_bytes = 0, l2_bytes = 0;
   double avg_load_latency = 0;               // cycles
-  // Shares of the DRAM and L2 sectors in each phase of the warps' streams (PcStats::phase_first);
-  // all 0 without addresses.
+  // Shares of the DRAM and L2 sectors, and of the global atomics' sectors, in each phase of the
+  // warps' streams (PcStats::phase_first); all 0 without addresses.
   double dram_phase_share[kTrafficPhases] = {0}, l2_phase_share[kTrafficPhases] = {0};
+  double atomic_phase_share[kTrafficPhases] = {0};
 };
 
 struct KernelReport {
