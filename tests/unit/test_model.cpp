@@ -859,6 +859,11 @@ TEST_CASE("global atomics after the loads wait for them, one round's worth where
     REQUIRE(loads > 0.2 * atomics);
     const double longest = std::max(loads, atomics);
     CHECK(k.bounds.atomics == doctest::Approx(longest + (loads + atomics - longest) / rounds).epsilon(0.01));
+    // The report says how much of the bound is the wait for the loads.
+    CHECK(k.bounds.atomics_behind_loads == doctest::Approx(k.bounds.atomics - atomics).epsilon(0.01));
+    if (k.bottleneck == Bottleneck::atomics)
+      CHECK(bottleneck_detail(k).find(" % of it waiting for the loads before them") != std::string::npos);
+    if (rounds == 1) CHECK(k.bottleneck == Bottleneck::atomics);
   }
 }
 

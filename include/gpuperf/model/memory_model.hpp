@@ -528,7 +528,11 @@ inline void add_memory_bounds(Bounds& b, const MemoryStats& ms, const AtomicProf
   if (b.atomics > 0) {
     const double serial = bound::memory_phases(b.dram, b.l2, ms.dram_phase_share, ms.l2_phase_share, b.atomics, ms.atomic_phase_share);
     const double longest = std::max(b.memory_phases, b.atomics);
-    if (serial > longest) b.atomics = longest + (serial - longest) / std::max(1.0, rounds);
+    if (serial > longest) {
+      const double atomics = longest + (serial - longest) / std::max(1.0, rounds);
+      b.atomics_behind_loads = atomics - b.atomics;
+      b.atomics = atomics;
+    }
   }
 }
 

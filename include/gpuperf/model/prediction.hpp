@@ -97,6 +97,7 @@ struct Bounds {
   double issue = 0, functional_unit = 0, latency = 0, shared_memory = 0, l1 = 0, l2 = 0, dram = 0;
   double l2_writes = 0;      // the part of l2 that the line-writes take (stores, and DRAM fills where measured)
   double atomics = 0;        // L2 atomic units: same-word updates serialize (measured rate curves), after the loads they follow in a round
+  double atomics_behind_loads = 0;  // the part of atomics that waits for the loads before them (add_memory_bounds)
   double busiest_warp = 0;   // kernel: the busiest warp's dependent path (work imbalance), not per round
   double sm_rounds = 0;      // kernel: the busiest SM's rounds of CTAs (simulated or bounded, floored), not per round
   // kernel: the DRAM and L2 transfers phase by phase (bound::memory_phases; 0 without addresses)
@@ -106,7 +107,7 @@ struct Bounds {
   std::string busiest_unit;  // class of the functional-unit bound
   std::map<std::string, double> as_map() const {
     return {{"issue", issue}, {"functional_unit", functional_unit}, {"latency", latency}, {"shared_memory", shared_memory},
-            {"l1", l1}, {"l2", l2}, {"l2_writes", l2_writes}, {"dram", dram}, {"memory_phases", memory_phases}, {"atomics", atomics}, {"busiest_warp", busiest_warp}, {"sm_rounds", sm_rounds},
+            {"l1", l1}, {"l2", l2}, {"l2_writes", l2_writes}, {"dram", dram}, {"memory_phases", memory_phases}, {"atomics", atomics}, {"atomics_behind_loads", atomics_behind_loads}, {"busiest_warp", busiest_warp}, {"sm_rounds", sm_rounds},
             {"sm_and_memory", sm_and_memory}, {"cta_dispatch", cta_dispatch}};
   }
 };
