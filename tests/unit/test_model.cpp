@@ -862,7 +862,8 @@ TEST_CASE("global atomics after the loads wait for them, one round's worth where
     // The report says how much of the bound is the wait for the loads.
     CHECK(k.bounds.atomics_behind_loads == doctest::Approx(k.bounds.atomics - atomics).epsilon(0.01));
     if (k.bottleneck == Bottleneck::atomics)
-      CHECK(bottleneck_detail(k).find(" % of it waiting for the loads before them") != std::string::npos);
+      CHECK(bottleneck_detail(k).find(", " + detail::fmt_pct(k.bounds.atomics_behind_loads / k.bounds.atomics) +
+                                      " of it waiting for the loads before them)") != std::string::npos);
     if (rounds == 1) CHECK(k.bottleneck == Bottleneck::atomics);
   }
 }

@@ -76,10 +76,8 @@ inline std::string bottleneck_detail(Bottleneck b, const KernelReport& k) {
       return "L2 atomic serialization (" + std::to_string(static_cast<long long>(k.atomic_updates)) + " updates over ~" +
              std::to_string(static_cast<long long>(k.atomic_words)) + " words in ~" + std::to_string(static_cast<long long>(k.atomic_lines)) +
              " lines" +
-             (k.bounds.atomics_behind_loads > 0
-                  ? ", " + std::to_string(static_cast<int>(std::lround(100 * k.bounds.atomics_behind_loads / k.bounds.atomics))) +
-                        " % of it waiting for the loads before them"
-                  : std::string()) +
+             (k.bounds.atomics_behind_loads > 0 ? ", " + fmt_pct(k.bounds.atomics_behind_loads / k.bounds.atomics) + " of it waiting for the loads before them"
+                                                : std::string()) +
              ")";
     case Bottleneck::functional_unit: return "busiest unit: " + k.bounds.busiest_unit;
     case Bottleneck::latency:
