@@ -868,6 +868,50 @@ TEST_CASE("global atomics after the loads wait for them, one round's worth where
   }
 }
 
+// `traced` one-warp CTAs of a `grid`-CTA launch, each chasing `chain` lines of its own: every
+// load's address comes from the load before it, and every line is a first touch (a DRAM miss).
+// With `burst`, the loads are independent: all of them in flight at once.
+static std::string line_chase_trace(int traced, int grid, int chain, bool burst = false) {
+  std::ostringstream t;
+  one_warp_sample_header(t, "line_chase", traced, grid);
+  for (int c = 0; c < traced; ++c) {
+    t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = " << chain + 1 << "\n";
+    for (int r = 0; r < chain; ++r)
+      line_load(t, 0x10u * (burst ? unsigned(r + 1) : 1u), burst ? 2 + r : 2, burst ? 100 : 2,
+                0x7f0000000000ull + 128ull * static_cast<unsigned long long>(c * chain + r));
+    t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n\n";
+  }
+  return t.str();
+}
+
+TEST_CASE("a grid that leaves its SMs most of their warp slots waits on an unloaded DRAM") {
+  // One-warp CTAs chase 64 lines each. An H100 SM holds 32 of them: a full grid keeps 32 lines
+  // in flight on every SM and waits the measured curve's latency at 32 warps; a grid of one CTA
+  // per SM keeps one, and waits the idle latency. The loaded latency is taken for the launch's
+  // resident warps; the simulated round of one CTA used to keep all of it (830 cycles a line,
+  // as the full grid).
+  auto g = GpuSpec::from_catalog(tables(), "h100");
+  const Curve* c = g.arch_table().curve("dram_line_latency_vs_warps_per_sm");
+  REQUIRE(c != nullptr);
+  const int chain = 64;
+  Session full(load_trace_text(line_chase_trace(32, 132 * 32, chain), "gpuperf_test_chase_full.traceg"));
+  Session sparse(load_trace_text(line_chase_trace(132, 132, chain), "gpuperf_test_chase_sparse.traceg"));
+  const KernelReport f = full.predict(g).kernels.at(0), s = sparse.predict(g).kernels.at(0);
+  REQUIRE(f.occupancy.active_warps_per_sm == 32);
+  REQUIRE(s.occupancy.active_warps_per_sm == 32);
+  const double full_line = f.cycles / chain, sparse_line = s.cycles / chain;
+  CAPTURE(full_line);
+  CAPTURE(sparse_line);
+  CHECK(sparse_line == doctest::Approx(g.dram_latency).epsilon(0.1));
+  CHECK(full_line - sparse_line == doctest::Approx(bound::loaded_latency_excess(*c, 32) * g.dram_cycle_scale).epsilon(0.15));
+  // One warp an SM with 32 lines in flight at once loads DRAM as the curve's 32 warps of one
+  // line each (the GPU holds as many lines in flight): it waits the loaded latency, not the idle
+  // one (as the live warps capped it before: 721 cycles).
+  Session burst(load_trace_text(line_chase_trace(132, 132, 32, true), "gpuperf_test_burst_sparse.traceg"));
+  const KernelReport b = burst.predict(g).kernels.at(0);
+  CHECK(b.cycles == doctest::Approx(g.dram_latency + bound::loaded_latency_excess(*c, 32) * g.dram_cycle_scale).epsilon(0.1));
+}
+
 TEST_CASE("sampled trace: data the traced CTAs share is shared by the grid's untraced CTAs too (L2)") {
   // 8 traced CTAs of 1,024. A table all of them read: the sample's first half touches every
   // sector the whole sample does (growth 0), so in the grid only the first CTA misses; the

@@ -20,6 +20,11 @@ struct RoundModel {
   // the busiest warp, which run after the average warp has finished (bounds mode of count
   // inputs; empty otherwise).
   std::vector<double> idle_latency;
+  // The DRAM latencies (SM cycles) `latency` and `idle_latency` were taken at: the loaded one
+  // holds the curve's excess at the launch's resident warps per SM, which a simulation scales
+  // by the lines its SM has in flight.
+  double dram_latency = 0, idle_dram_latency = 0;
+  int loaded_warps_per_sm = 0;
 };
 
 // What a mode derives for one round.

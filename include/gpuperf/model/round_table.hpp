@@ -101,6 +101,7 @@ struct RoundKey {
   int ctas = 0;
   int warps_per_block = 0;
   double idle_dram_ratio = 0;  // Setup::idle_dram_ratio: the busiest warp's path reads D times it
+  int loaded_warps_per_sm = 0;  // RoundModel::loaded_warps_per_sm
   std::vector<double> latency_at_0, latency_at_1;  // per instruction, with D = 0 and D = 1
   std::uint64_t hash = 0;
 
@@ -115,13 +116,14 @@ struct RoundKey {
     mix(static_cast<std::uint64_t>(ctas));
     mix(static_cast<std::uint64_t>(warps_per_block));
     mix(bits(idle_dram_ratio));
+    mix(static_cast<std::uint64_t>(loaded_warps_per_sm));
     for (double x : latency_at_0) mix(bits(x));
     for (double x : latency_at_1) mix(bits(x));
     hash = h;
   }
   bool operator<(const RoundKey& o) const {
-    return std::tie(hash, simulation, ctas, warps_per_block, idle_dram_ratio, desc, latency_at_0, latency_at_1) <
-           std::tie(o.hash, o.simulation, o.ctas, o.warps_per_block, o.idle_dram_ratio, o.desc, o.latency_at_0, o.latency_at_1);
+    return std::tie(hash, simulation, ctas, warps_per_block, idle_dram_ratio, loaded_warps_per_sm, desc, latency_at_0, latency_at_1) <
+           std::tie(o.hash, o.simulation, o.ctas, o.warps_per_block, o.idle_dram_ratio, o.loaded_warps_per_sm, o.desc, o.latency_at_0, o.latency_at_1);
   }
 };
 

@@ -184,12 +184,14 @@ class SmSimulator {
     total_ctas_ = std::max(ctas, total_ctas);
     place_warps(ctas);
     // DRAM latency grows with the lines the SM waits on (the arch's curve over warps per SM that
-    // each wait on one, at which rm.latency is taken for the round's warps; loaded_latency()).
-    if (g.dram_latency_vs_warps && !rm_.idle_latency.empty()) {
+    // each wait on one; loaded_latency()). rm.latency holds the excess at the launch's resident
+    // warps per SM, which a round of fewer CTAs (a small grid, a tail) does not reach.
+    // Read from rm alone (its key in a sweep), not g's clock.
+    if (g.dram_latency_vs_warps && !rm_.idle_latency.empty() && rm_.dram_latency > rm_.idle_dram_latency) {
       dram_curve_ = &*g.dram_latency_vs_warps;
-      excess_full_ = bound::loaded_latency_excess(*dram_curve_, static_cast<double>(live_));
-      excess_full_cycles_ = excess_full_ * g.dram_cycle_scale;
-      dram_idle_ = g.dram_latency;
+      excess_full_ = bound::loaded_latency_excess(*dram_curve_, static_cast<double>(rm_.loaded_warps_per_sm));
+      excess_full_cycles_ = rm_.dram_latency - rm_.idle_dram_latency;
+      dram_idle_ = rm_.idle_dram_latency;
     }
     smsp_free_.assign(static_cast<std::size_t>(S_), 0);
     mio_.rate = a.mem("l1_wavefronts_per_cycle");
@@ -389,20 +391,20 @@ class SmSimulator {
     }
   }
 
-  // A load's latency: of the DRAM wait the PC's latency holds for the round's warps, what the
-  // lines the SM waits on now load it with (this load's own among them), no more than one line
-  // per live warp, the curve's measurement (and a grid that leaves SMs idle is spared the
-  // contention a busy GPU adds to it). A warp's loads that miss while others hit (a stencil's
-  // halo) or while it computes load DRAM less than a warp that only chases lines: per-warp
-  // counts gave them the latency of that chase (train part: stencil1d and b+tree 1.3x slow).
-  // dram_lines: this load's weight in lines.
+  // A load's latency: of the DRAM wait the PC's latency holds for the launch's resident warps,
+  // what the lines the SM waits on now load it with (this load's own among them; a warp with
+  // several loads in flight loads it as several warps of the curve's one each, and a round of
+  // fewer warps than the launch holds, a small grid's, as the lines it keeps). A warp's loads
+  // that miss while others hit (a stencil's halo) or while it computes load DRAM less than a
+  // warp that only chases lines: per-warp counts gave them the latency of that chase (train
+  // part: stencil1d and b+tree 1.3x slow). dram_lines: this load's weight in lines.
   double loaded_latency(const Op& op, double t, double& dram_lines) {
     const double excess = op.latency - op.idle_latency;
     if (excess <= 0 || excess_full_ <= 0) return op.latency;
     dram_waits_.expire(t);
     // Its chance of a DRAM miss, held for the miss's latency of the whole wait (Little's law).
     dram_lines = std::min(1.0, excess / excess_full_cycles_ * (dram_idle_ + excess_full_cycles_) / op.latency);
-    const double lines = std::min(dram_waits_.lines() + dram_lines, static_cast<double>(live_));
+    const double lines = dram_waits_.lines() + dram_lines;
     return op.idle_latency + excess * std::min(1.0, bound::loaded_latency_excess(*dram_curve_, lines) / excess_full_);
   }
 

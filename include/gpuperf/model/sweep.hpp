@@ -56,7 +56,7 @@ class SweepBlock {
   // What memory_latencies reads of a point besides D (the descriptors and rates by identity:
   // equal pointers are equal values while the points hold them), and what else the round
   // reads of it apart from its CTAs: points equal in these share a key's latency vectors.
-  using Signature = std::tuple<const std::vector<InstrDesc>*, const MemoryRates*, double, double, double, bool, int, double>;
+  using Signature = std::tuple<const std::vector<InstrDesc>*, const MemoryRates*, double, double, double, bool, int, double, int>;
   struct Need {
     int key = 0, node = 0;
     std::size_t point = 0;  // a point of this key: its GPU gives the latencies at the node
@@ -110,7 +110,7 @@ class SweepBlock {
     const Point& pt = pts_[i];
     const GpuSpec& g = gpu(i);
     const Signature sig{pt.s.desc.get(), pt.s.rates.get(), g.l1_hit_latency, g.l2_hit_latency, g.shared_latency, pt.s.sim, pt.s.occupancy.warps_per_block,
-                        pt.s.idle_dram_ratio};
+                        pt.s.idle_dram_ratio, pt.s.occupancy.active_warps_per_sm};
     auto [it, added] = base_index_.emplace(sig, bases_.size());
     if (added) {
       RoundKey k;
@@ -118,6 +118,7 @@ class SweepBlock {
       k.simulation = pt.s.sim;
       k.warps_per_block = pt.s.occupancy.warps_per_block;
       k.idle_dram_ratio = pt.s.idle_dram_ratio;
+      k.loaded_warps_per_sm = pt.s.occupancy.active_warps_per_sm;
       memory_latencies(an_, *pt.s.desc, g, *pt.s.rates, 0.0, k.latency_at_0);
       memory_latencies(an_, *pt.s.desc, g, *pt.s.rates, 1.0, k.latency_at_1);
       bases_.push_back(std::move(k));
@@ -145,6 +146,9 @@ class SweepBlock {
     rm.desc = pt.s.desc.get();
     memory_latencies(an_, *pt.s.desc, gpu(i), *pt.s.rates, d, rm.latency, &rm.mem);
     if (pt.s.idle_dram_ratio > 0) memory_latencies(an_, *pt.s.desc, gpu(i), *pt.s.rates, pt.s.idle_dram_ratio * d, rm.idle_latency);
+    rm.dram_latency = d;
+    rm.idle_dram_latency = pt.s.idle_dram_ratio * d;
+    rm.loaded_warps_per_sm = pt.s.occupancy.active_warps_per_sm;
     return summarize_round(rm, gpu(i), pt.s.occupancy, key(k).ctas, pt.s.sim);
   }
 
