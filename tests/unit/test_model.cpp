@@ -1541,18 +1541,25 @@ TEST_CASE("counts-only input: two loads of one sector issued together wait for o
   auto h100 = GpuSpec::from_catalog(tables(), "h100");
   PredictOptions per_pc;
   per_pc.per_pc = true;
-  auto load_latency = [&](const std::shared_ptr<Kernel>& k) {
-    double lat = 0;
+  auto load_latencies = [&](const std::shared_ptr<Kernel>& k) {
+    std::vector<double> lat;
     for (auto& row : Predictor(k).predict(h100, per_pc).per_pc)
-      if (row.text.find("LDG") != std::string::npos) lat = std::max(lat, row.latency);
+      if (row.text.find("LDG") != std::string::npos) lat.push_back(row.latency);
     return lat;
+  };
+  auto load_latency = [&](const std::shared_ptr<Kernel>& k) {
+    const auto lat = load_latencies(k);
+    return *std::max_element(lat.begin(), lat.end());
   };
   const double together = load_latency(make("LDG.E R5, [R2.64+0x4]")), apart = load_latency(make("LDG.E R5, [R2.64+0x40]"));
   // Apart: half L1 hits, half misses. Together: each load waits the miss (the L1 hit latency
   // plus the miss's share scaled to one): about twice the half-miss excess over a hit.
   CHECK(together - h100.l1_hit_latency == doctest::Approx(2 * (apart - h100.l1_hit_latency)).epsilon(0.02));
-  // A use of the first load's result between the two ends the group: the warp waited there.
-  const double used_between = load_latency([&] {
+  // A use of the first load's result between the two ends the group: the warp waited there,
+  // so the second load finds the sector in L1 (a hit), and the first takes the kernel's misses
+  // (it waits a whole miss, as the two together do). Before, both kept the kernel's rate: the
+  // first waited half a miss and the second half a miss more than a hit.
+  const auto used_kernel = [&] {
     auto k = make("LDG.E R5, [R2.64+0x4]");
     k->program.insert(k->program.begin() + 1, sass::static_instr_from_text(0, "IADD3 R6, R4, 0x1, RZ"));
     for (std::size_t i = 0; i < k->program.size(); ++i) {
@@ -1565,8 +1572,13 @@ TEST_CASE("counts-only input: two loads of one sector issued together wait for o
     }
     k->program[4].branch_target = 0x0;
     return k;
-  }());
-  CHECK(used_between == doctest::Approx(apart).epsilon(1e-6));
+  }();
+  const auto used_between = load_latencies(used_kernel);
+  REQUIRE(used_between.size() == 2);
+  // The kernel's hits stay the profile's: the second load's hits are taken from the first's.
+  CHECK(Predictor(used_kernel).predict(h100).memory.l1_hit_rate == doctest::Approx(0.5).epsilon(1e-9));
+  CHECK(used_between[0] == doctest::Approx(together).epsilon(1e-6));
+  CHECK(used_between[1] == doctest::Approx(h100.l1_hit_latency).epsilon(1e-6));
 }
 
 TEST_CASE("one resident CTA per SM: the next CTA starts the measured turnaround after the last exits") {

@@ -160,7 +160,10 @@ inline void load_groups(const Kernel& k, KernelAnalysis& a) {
 // sector misses, the first load misses and the others find it in flight, so a profile's
 // kernel-wide hit rate (the others' hits in it) must not give each of them a mostly-hit
 // latency. A group ends at a control transfer or a branch target, a write of the base, or a
-// use of a member's result.
+// use of a member's result. Past that use, a load of the same sector finds it in L1: the warp
+// waited for the fetch before issuing it (a serial loop over consecutive elements, its loads
+// kept apart by the stores between them: Rodinia particlefilter's CDF); it is marked
+// own_sector_after_use.
 inline void sector_issue_groups(const Kernel& k, KernelAnalysis& a) {
   const std::size_t n = a.order.size();
   std::unordered_set<std::uint64_t> targets;
@@ -184,18 +187,24 @@ inline void sector_issue_groups(const Kernel& k, KernelAnalysis& a) {
     std::vector<std::size_t> members{p};
     std::unordered_set<std::uint16_t> results(lead.dst.begin(), lead.dst.end());
     std::int64_t lo = lead.mem_offset, hi = lead.mem_offset + bytes(lead);
+    bool waited = false;  // an instruction since the lead read a member's result
     for (std::size_t q = p + 1; q < n && q < p + 32; ++q) {
       const auto& s = k.program[a.order[q]];
       if (targets.count(s.pc) || ends_group(s)) break;
-      if (std::any_of(s.src.begin(), s.src.end(), [&](std::uint16_t r) { return results.count(r) > 0; })) break;
+      if (!waited && std::any_of(s.src.begin(), s.src.end(), [&](std::uint16_t r) { return results.count(r) > 0; })) waited = true;
       if (std::any_of(s.dst.begin(), s.dst.end(), [&](std::uint16_t r) { return std::count(lead.mem_base.begin(), lead.mem_base.end(), r) > 0; })) break;
       const double e = a.pcs[a.order[q]].warp_exec, e0 = a.pcs[a.order[p]].warp_exec;
       if (!grouped[q] && is_load(s) && s.mem_base == lead.mem_base && s.space == lead.space && std::abs(e - e0) <= 1e-3 * e0 &&
           std::max(hi, s.mem_offset + bytes(s)) - std::min(lo, s.mem_offset) <= 32) {
-        members.push_back(q);
         lo = std::min(lo, s.mem_offset);
         hi = std::max(hi, s.mem_offset + bytes(s));
-        results.insert(s.dst.begin(), s.dst.end());
+        if (waited) {
+          grouped[q] = true;
+          a.pcs[a.order[q]].own_sector_after_use = true;
+        } else {
+          members.push_back(q);
+          results.insert(s.dst.begin(), s.dst.end());
+        }
       }
     }
     for (auto m : members) {

@@ -88,6 +88,9 @@ struct PcStats {
   bool in_loop = false;         // inside a backward-branch region
   int load_group = -1;          // loads sharing an address base (count-only inputs)
   double sector_issue_group = 1;  // loads of one sector a warp issues together, this one among them (count-only inputs)
+  // Count-only inputs: the load reads a sector its warp's earlier load (same base register,
+  // within 32 bytes) brought in, after the warp waited for that load's result: an L1 hit.
+  bool own_sector_after_use = false;
   // Count-only inputs: the address is the same for every thread of the CTA (derived from no
   // thread index and no loaded value), so the CTA's warps read the same sectors.
   bool cta_uniform_address = false;

@@ -153,6 +153,22 @@ inline RequestHits whole_request_hits(const PcStats& p, const ArchTable& a, cons
   return r;
 }
 
+// Count-only inputs: the kernel's L1 load hit rate for the loads that do not read a sector their
+// warp waited for (own_sector_after_use, which hit): the profile's hits less theirs, over the
+// other loads' sectors, so that the kernel's hits and traffic stay the profile's.
+inline double l1_hit_beside_own_sectors(const Kernel& k, const KernelAnalysis& an, const ProfiledRates& prof) {
+  double all = 0, own = 0;
+  for (std::size_t i = 0; i < k.program.size(); ++i) {
+    const auto& s = k.program[i];
+    const auto& p = an.pcs[i];
+    if (!global_like(s.space) || s.mem_op != MemOp::load || p.has_profile || sass::load_bypasses_l1(sass::tokenize_opcode(s.opcode))) continue;
+    all += p.sectors;
+    if (p.own_sector_after_use) own += p.sectors;
+  }
+  if (own <= 0 || all <= own) return prof.l1_load_hit;
+  return std::clamp((prof.l1_load_hit * all - own) / (all - own), 0.0, 1.0);
+}
+
 // Hit rates and traffic of one PC (what depends on the cache sizes, never on a latency).
 // warm_fraction: share of first-touch (cold) L2 misses that hit because the data are
 // resident from a previous launch (0 for cold runs).
@@ -229,8 +245,10 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
       m.h1_in_flight = std::min(h1, near_reuse_share(p.l1_hist, p.l1_sibling_hist, p.l1_cold, window));
     }
   } else if (prof.present) {
-    // The profile's kernel-wide rates, for every PC alike; a warm L2 hits on the misses too.
-    m.h1 = past_l1 ? 0 : prof.l1_load_hit;
+    // The profile's kernel-wide rates, for every PC alike (a load of a sector its warp waited
+    // for hits; memory_rates gives the others the rest of the kernel's hits); a warm L2 hits
+    // on the misses too.
+    m.h1 = past_l1 ? 0 : p.own_sector_after_use && s.mem_op == MemOp::load ? 1.0 : prof.l1_load_hit;
     m.h2 = is_atomic ? warm_fraction
            : is_store ? 1 - prof.store_writeback * (1 - warm_fraction)
                       : prof.l2_read_hit + (1 - prof.l2_read_hit) * warm_fraction;
@@ -262,6 +280,8 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
   if (!p.has_profile) {
     m.h1_request = m.h1;
     m.h2_request = m.h2;
+    // Its warp's earlier load brought the sector in and was waited for: nothing in flight.
+    if (prof.present && p.own_sector_after_use && !past_l1 && s.mem_op == MemOp::load) m.h1_in_flight = 0;
   }
   double sectors = p.sectors;
   m.l2_sectors = is_atomic ? p.requests : sectors * (1 - m.h1);
@@ -414,6 +434,7 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
   MemoryStats& ms = r.stats;
   bool assumed = false;
   r.prof = profiled_rates(k.profiled_traffic, g.l2_bytes);
+  if (r.prof.present) r.prof.l1_load_hit = detail::l1_hit_beside_own_sectors(k, an, r.prof);
   const double grid_hold = grid_reuse_hold(an, g);
   if (r.prof.present) {
     ms.rates_profiled_on = k.profiled_traffic.gpu.empty() ? "the profiled GPU" : k.profiled_traffic.gpu;
