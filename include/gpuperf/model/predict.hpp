@@ -57,14 +57,8 @@ GPUPERF_FUNC KernelReport Predictor::predict(const GpuSpec& g, const PredictOpti
   const detail::Setup s = setup(g, opt, desc, rep.warnings);
   rep.occupancy = s.occupancy;
   RoundModel rm;
-  rm.an = &an;
-  rm.desc = desc.get();
   rep.memory = s.rates->stats;
-  rep.memory.avg_load_latency = memory_latencies(an, *desc, g, *s.rates, s.dram_latency, rm.latency, &rm.mem);
-  if (s.idle_dram_ratio > 0) memory_latencies(an, *desc, g, *s.rates, s.idle_dram_ratio * s.dram_latency, rm.idle_latency);
-  rm.dram_latency = s.dram_latency;
-  rm.idle_dram_latency = s.idle_dram_ratio * s.dram_latency;
-  rm.loaded_warps_per_sm = s.occupancy.active_warps_per_sm;
+  rep.memory.avg_load_latency = make_round_model(rm, an, *desc, g, *s.rates, s.dram_latency, s.idle_dram_ratio, s.occupancy.active_warps_per_sm);
   const bool sim = s.sim;
   rep.mode = sim ? Mode::simulation : Mode::bounds;
   const Waves& w = s.waves;

@@ -27,6 +27,21 @@ struct RoundModel {
   int loaded_warps_per_sm = 0;
 };
 
+// The round model of `an` at DRAM latency `dram_latency` (SM cycles): per-PC latencies, and with
+// idle_dram_ratio > 0 the idle ones, and the DRAM latencies and resident warps they were taken
+// at (which the simulation reads). Returns the requests' average load latency.
+inline double make_round_model(RoundModel& rm, const KernelAnalysis& an, const std::vector<InstrDesc>& desc, const GpuSpec& g,
+                               const MemoryRates& rates, double dram_latency, double idle_dram_ratio, int loaded_warps_per_sm) {
+  rm.an = &an;
+  rm.desc = &desc;
+  const double avg = memory_latencies(an, desc, g, rates, dram_latency, rm.latency, &rm.mem);
+  if (idle_dram_ratio > 0) memory_latencies(an, desc, g, rates, idle_dram_ratio * dram_latency, rm.idle_latency);
+  rm.dram_latency = dram_latency;
+  rm.idle_dram_latency = idle_dram_ratio * dram_latency;
+  rm.loaded_warps_per_sm = loaded_warps_per_sm;
+  return avg;
+}
+
 // What a mode derives for one round.
 struct RoundResult {
   double cycles = 0;

@@ -142,13 +142,7 @@ class SweepBlock {
   RoundSummary round_at(std::size_t i, int k, double d) const {
     const Point& pt = pts_[i];
     RoundModel rm;
-    rm.an = &an_;
-    rm.desc = pt.s.desc.get();
-    memory_latencies(an_, *pt.s.desc, gpu(i), *pt.s.rates, d, rm.latency, &rm.mem);
-    if (pt.s.idle_dram_ratio > 0) memory_latencies(an_, *pt.s.desc, gpu(i), *pt.s.rates, pt.s.idle_dram_ratio * d, rm.idle_latency);
-    rm.dram_latency = d;
-    rm.idle_dram_latency = pt.s.idle_dram_ratio * d;
-    rm.loaded_warps_per_sm = pt.s.occupancy.active_warps_per_sm;
+    make_round_model(rm, an_, *pt.s.desc, gpu(i), *pt.s.rates, d, pt.s.idle_dram_ratio, pt.s.occupancy.active_warps_per_sm);
     return summarize_round(rm, gpu(i), pt.s.occupancy, key(k).ctas, pt.s.sim);
   }
 
