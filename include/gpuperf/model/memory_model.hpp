@@ -161,7 +161,8 @@ inline double l1_hit_beside_own_sectors(const Kernel& k, const KernelAnalysis& a
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
     const auto& p = an.pcs[i];
-    if (!global_like(s.space) || s.mem_op != MemOp::load || p.has_profile || sass::load_bypasses_l1(sass::tokenize_opcode(s.opcode))) continue;
+    if (!global_like(s.space) || s.mem_op != MemOp::load || !uses_profiled_rates(p, prof) || sass::load_bypasses_l1(sass::tokenize_opcode(s.opcode)))
+      continue;
     all += p.sectors;
     if (p.own_sector_after_use) own += p.sectors;
   }
@@ -248,7 +249,7 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     // The profile's kernel-wide rates, for every PC alike (a load of a sector its warp waited
     // for hits; memory_rates gives the others the rest of the kernel's hits); a warm L2 hits
     // on the misses too.
-    m.h1 = past_l1 ? 0 : p.own_sector_after_use && s.mem_op == MemOp::load ? 1.0 : prof.l1_load_hit;
+    m.h1 = past_l1 ? 0 : p.own_sector_after_use ? 1.0 : prof.l1_load_hit;
     m.h2 = is_atomic ? warm_fraction
            : is_store ? 1 - prof.store_writeback * (1 - warm_fraction)
                       : prof.l2_read_hit + (1 - prof.l2_read_hit) * warm_fraction;
@@ -280,8 +281,6 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
   if (!p.has_profile) {
     m.h1_request = m.h1;
     m.h2_request = m.h2;
-    // Its warp's earlier load brought the sector in and was waited for: nothing in flight.
-    if (prof.present && p.own_sector_after_use && !past_l1 && s.mem_op == MemOp::load) m.h1_in_flight = 0;
   }
   double sectors = p.sectors;
   m.l2_sectors = is_atomic ? p.requests : sectors * (1 - m.h1);
