@@ -100,6 +100,7 @@ inline const std::vector<ParamSpec>& param_schema() {
       {S::cache, "l1_assoc", "ways", 1, 1024, U::required},
       {S::cache, "l2_line_bytes", "bytes", 32, 512, U::reference},
       {S::cache, "l2_assoc", "ways", 1, 128, U::required},
+      {S::cache, "l2_usable_share", "of the nominal L2 capacity", 0.1, 1, U::reference},
       {S::cache, "l1_shared_combined_kib", "KiB", 16, 1024, U::defaulted, 128,
        "seed: F0 Table 3.1, Volta's 128 KiB of unified L1 and shared memory per SM (sm_70.json)"},
       {S::cache, "shared_carveouts_kib", "KiB (a list)", 0, 1024, U::optional},  // check() requires the list itself
