@@ -177,6 +177,7 @@ class AddressProfiler {
       std::copy(std::begin(q.l2_request_hist), std::end(q.l2_request_hist), std::begin(p.l2_request_hist));
       p.l1_request_cold = q.l1_request_cold;
       p.l2_request_cold = q.l2_request_cold;
+      std::copy(std::begin(q.l2_request_cold_lines), std::end(q.l2_request_cold_lines), std::begin(p.l2_request_cold_lines));
       p.l1_cold = q.l1_cold;
       p.l2_cold = q.l2_cold;
       p.l2_first_writes = q.l2_first_writes;
@@ -423,6 +424,8 @@ class AddressProfiler {
       bool outright_miss = false;
       std::int64_t request_longest = -1;  // the request's longest reuse distance
       bool request_first_touch = false;
+      std::size_t cold_lines = 0;  // L2: distinct lines of the request's first touches
+      std::uint64_t last_cold_line = ~0ull;
       for (std::size_t j = 0; j < nsec; ++j) {
         std::uint32_t previous_warp = warp;  // L1: the warp of the sector's previous access
         std::int64_t dist = l1 ? rp.access(secs[j], warp, previous_warp) : rp.access(secs[j]);
@@ -431,6 +434,10 @@ class AddressProfiler {
         else (l1 ? p.l1_hist : p.l2_hist)[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
         if (dist < 0) request_first_touch = true;
         else request_longest = std::max(request_longest, dist);
+        if (!l1 && dist < 0 && (secs[j] >> 2) != last_cold_line) {  // secs are sorted
+          ++cold_lines;
+          last_cold_line = secs[j] >> 2;
+        }
         if (l1 && dist < 0) {
           first_in_cta_[begin_[at] + j] = 1;
           std::uint64_t& n = sharers_.slot(secs[j]);
@@ -479,6 +486,7 @@ class AddressProfiler {
       if (load && nsec > 0) {
         if (request_first_touch) (l1 ? p.l1_request_cold : p.l2_request_cold)++;
         else (l1 ? p.l1_request_hist : p.l2_request_hist)[ReuseProfiler::bucket(static_cast<std::uint64_t>(request_longest))]++;
+        if (!l1 && cold_lines > 0) p.l2_request_cold_lines[std::min(cold_lines, PcStats::kMaxColdLines)]++;
       }
       if (!l1 && load && windows_ == 1 && nsec > 0) {
         if (extents_.size() <= d.static_index) extents_.resize(pcs_.size());

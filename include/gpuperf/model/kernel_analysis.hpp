@@ -53,6 +53,11 @@ struct PcStats {
   // sector: a request hits only where all of its sectors do.
   std::uint64_t l1_request_hist[ReuseProfiler::kBuckets] = {0}, l2_request_hist[ReuseProfiler::kBuckets] = {0};
   std::uint64_t l1_request_cold = 0, l2_request_cold = 0;
+  // Loads' requests with a first touch in the L2 profile (l2_request_cold), by how many distinct
+  // lines hold their first touches (1..kMaxColdLines, more counted as the last): in the grid
+  // each such line may be found where another CTA fetched it, and the request waits unless all are.
+  static constexpr std::size_t kMaxColdLines = 32;
+  std::uint64_t l2_request_cold_lines[kMaxColdLines + 1] = {0};
   // Loads' first touches (counted in l2_cold) whose neighbour in the sector's aligned 64 B pair
   // an earlier request had brought into L2 (a load, not a store), by the neighbour's reuse
   // distance, in requests with no other first touch: where L2 fills 64 B on a miss, these

@@ -128,21 +128,47 @@ inline L1Sharing l1_sharing(const KernelAnalysis& an, const GpuSpec& g, const Oc
   return l;
 }
 
+// How a sample's first touches in L2 fare in the grid (pc_rates): `found` of them are sectors
+// another CTA reads or writes, each held by the L2 with probability `hold` (grid_reuse_hold);
+// the rest stay first touches, which hit only where the previous launch left them (`warm`).
+struct GridFirstTouches {
+  double found = 0, hold = 1, warm = 0;
+};
+
 // A traced load's hit rates as whole requests: a warp's load waits for its last sector, so
 // where a request's sectors miss apart (a gather over many lines, some of them held) requests
-// miss more often than sectors. Each level's miss share is scaled by the profile's
-// request-to-sector miss ratio at that capacity. h1: the PC's L1 sector hit rate (h1_own, of its
-// CTA's own reuses alone); h2_own: the profile's L2 sector hit rate alone; h2all: the share of
-// its accesses found in L1 or L2 with the grid's reuses added.
+// miss more often than sectors. L1: the miss share is scaled by the profile's request-to-sector
+// miss ratio at that capacity. L2: a request hits where its reused sectors do (the profile's
+// request hits) and each line of its first touches is found in the grid: a request reads data
+// other CTAs share or data of its own, so `found` is taken per request, but each of its lines
+// is held apart (a table looked up at random loses each line on its own: HeCBench xsbench's
+// binary search, 11 lines a request, hit L2 on 92 % of sectors and waited on DRAM in about
+// 40 % of its requests, where the sector-proportional rule gave 7 %). h1: the PC's L1 sector
+// hit rate (h1_own, of its CTA's own reuses alone); h2all: the share of its accesses found in
+// L1 or L2 with the grid's reuses added.
 struct RequestHits {
   double h1 = 0, h2 = 0;
 };
+inline double grid_request_l2_hit(const PcStats& p, double request_hit_own, const GridFirstTouches& t) {
+  double requests = static_cast<double>(p.l2_request_cold);
+  for (auto n : p.l2_request_hist) requests += static_cast<double>(n);
+  if (!(requests > 0)) return request_hit_own;
+  const double reused = requests - static_cast<double>(p.l2_request_cold);
+  // Of the requests without first touches, the share whose reused sectors all hit; taken for
+  // the reused sectors of requests with first touches too.
+  const double reuse_hit = reused > 0 ? std::clamp(request_hit_own * requests / reused, 0.0, 1.0) : 1.0;
+  double found = 0;
+  for (std::size_t lines = 1; lines <= PcStats::kMaxColdLines; ++lines)
+    found += static_cast<double>(p.l2_request_cold_lines[lines]) *
+             (t.found * std::pow(t.hold, static_cast<double>(lines)) + (1 - t.found) * t.warm);
+  return std::clamp(request_hit_own + reuse_hit * found / requests, 0.0, 1.0);
+}
 inline RequestHits whole_request_hits(const PcStats& p, const ArchTable& a, const GpuSpec& g, const L1Sharing& l1, bool through_l1, double h1,
-                                      double h1_own, double h2_own, double h2all) {
+                                      double h1_own, const GridFirstTouches& first_touches) {
   const double block = a.cachev("sector_bytes");
   auto request_miss_ratio = [](double sector_hit, double request_hit) { return sector_hit < 1 ? std::max(1.0, (1 - request_hit) / (1 - sector_hit)) : 1.0; };
-  const double all_miss =
-      std::min(1.0, (1 - h2all) * request_miss_ratio(h2_own, hit_rate(p.l2_request_hist, p.l2_request_cold, g.l2_bytes, block, a.cachev("l2_assoc"))));
+  const double request_l2_own = hit_rate(p.l2_request_hist, p.l2_request_cold, g.l2_bytes, block, a.cachev("l2_assoc"));
+  const double all_miss = 1 - grid_request_l2_hit(p, request_l2_own, first_touches);
   RequestHits r;
   r.h1 = h1;
   if (through_l1 && p.l1_profiled() > 0) {
@@ -224,7 +250,9 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     m.h1_request = m.h1;
     m.h2_request = m.h2;
     if (s.mem_op == MemOp::load) {
-      const RequestHits r = whole_request_hits(p, a, g, l1, !past_l1, h1, h1_own, h2_own, h2all);
+      const double first = static_cast<double>(p.l2_cold);
+      const GridFirstTouches touches{first > 0 ? (shared + written) / first : 0.0, grid_hold, warm_fraction};
+      const RequestHits r = whole_request_hits(p, a, g, l1, !past_l1, h1, h1_own, touches);
       m.h1_request = r.h1;
       m.h2_request = r.h2;
     }
