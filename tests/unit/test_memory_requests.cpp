@@ -139,7 +139,7 @@ std::string many_ctas_trace(int ctas) {
 // 64 sectors once (a table every CTA reads); else each makes `own_requests` requests over 32
 // sectors of its own in turn, cycling through 2048 (64 KiB): the default 128 read them twice,
 // the second pass at a reuse distance of 64 KiB.
-Kernel ctas_reading(unsigned grid_x, unsigned grid_y, bool table, int own_requests = 128) {
+Kernel ctas_reading(unsigned grid_x, unsigned grid_y, bool table, int own_requests = 128, int own_kib = 64, const char* opcode = "LDG.E") {
   std::ostringstream t;
   t << "-kernel name = reading\n-kernel id = 1\n-grid dim = (" << grid_x << "," << grid_y << ",1)\n-block dim = (32,1,1)\n-shmem = 0\n"
     << "-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 8\n-cta sampling = first 8\n\n"
@@ -148,8 +148,8 @@ Kernel ctas_reading(unsigned grid_x, unsigned grid_y, bool table, int own_reques
   for (unsigned c = 0; c < 8; ++c) {
     t << "\nthread block = " << c % grid_x << "," << c / grid_x << ",0\n\nwarp = 0\ninsts = " << requests + 1 << "\n";
     for (int r = 0; r < requests; ++r) {
-      const std::uint64_t base = table ? 0x100000ull + 1024ull * r : 0x10000000ull + 0x100000ull * c + 1024ull * (r % 64);
-      t << "0010 ffffffff 1 R4 LDG.E 1 R2 4 0" << std::hex;
+      const std::uint64_t base = table ? 0x100000ull + 1024ull * r : 0x10000000ull + 0x100000ull * c + 1024ull * (r % own_kib);
+      t << "0010 ffffffff 1 R4 " << opcode << " 1 R2 4 0" << std::hex;
       for (int l = 0; l < 32; ++l) t << " 0x" << base + 32ull * l;
       t << std::dec << " 0\n";
     }
@@ -159,10 +159,10 @@ Kernel ctas_reading(unsigned grid_x, unsigned grid_y, bool table, int own_reques
   return kernel_from_trace_text(t.str(), "gpuperf_test_reading.traceg");
 }
 
-// The first 8 CTAs of 8 x 132, one warp each: `passes` times over 64 KiB of its own (a request
-// over 32 sectors at a time), which 8 CTAs an SM hold in L1 only in part: the first pass comes
-// from DRAM, the others from L2.
-Kernel passes_over_own_data(int passes) { return ctas_reading(8 * 132, 1, false, 64 * passes); }
+// The first 8 CTAs of 8 x 132, one warp each: `passes` times over 16 KiB of its own (a request
+// over 32 sectors at a time), loads past L1 (ld.cg), which the L2 holds (17 MB for the grid):
+// the first pass comes from DRAM, the others from L2.
+Kernel passes_over_own_data(int passes) { return ctas_reading(8 * 132, 1, false, 16 * passes, 16, "LDG.E.STRONG.GPU"); }
 
 double l1_hit_rate_of(const Kernel& k, const GpuSpec& g) { return Predictor(std::make_shared<const Kernel>(k)).predict(g).memory.l1_hit_rate; }
 
@@ -1069,6 +1069,48 @@ TEST_CASE("a gather from a table the L2 holds in part waits on DRAM unless every
   const double shared1 = pc_latency_of(ctas_gathering(400000, table, 1), h100, 0x10);
   const double alone1 = pc_latency_of(ctas_gathering(400000, table * 1024, 1), h100, 0x10);
   CHECK(shared1 < 0.92 * alone1);
+}
+
+// A sampled grid of `grid` one-warp CTAs (8 traced), each reading 128 KiB twice, 512 B a
+// request: its own rows (`own`), or one table all CTAs read.
+Kernel ctas_reading_twice(unsigned grid, bool own) {
+  std::ostringstream t;
+  t << "-kernel name = twice\n-kernel id = 1\n-grid dim = (" << grid << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n"
+    << "-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 8\n-cta sampling = first 8\n\n"
+    << "#BEGIN_TB\n";
+  const std::uint64_t bytes = 128 * 1024, requests = bytes / 512;
+  for (unsigned c = 0; c < 8; ++c) {
+    t << "\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = " << 2 * requests + 1 << "\n";
+    const std::uint64_t base = 0x10000000ull + (own ? bytes * c : 0);
+    for (int pass = 0; pass < 2; ++pass)
+      for (std::uint64_t r = 0; r < requests; ++r) {
+        t << "0010 ffffffff 1 R4 LDG.E.128 1 R2 16 0" << std::hex;
+        for (int l = 0; l < 32; ++l) t << " 0x" << base + 512 * r + 16 * l;
+        t << std::dec << " 0\n";
+      }
+    t << "fff0 ffffffff 0 EXIT 0 0 0\n";
+  }
+  t << "#END_TB\n";
+  return kernel_from_trace_text(t.str(), "gpuperf_test_twice.traceg");
+}
+
+TEST_CASE("a CTA's reuse of its own data waits behind every CTA the GPU runs at once, not only the traced ones") {
+  // Found on the train part: HeCBench thomas (257 CTAs at once, 7 traced) reads back what each
+  // thread wrote in its forward sweep. Within the 7 traced CTAs the reads came soon enough for
+  // the L2 (32 % hits); with all 257 writing in between, the counters show 0.5 %.
+  auto h100 = GpuSpec::from_catalog(shipped_tables(), "h100");
+  const double per_cta = 128.0 * 1024;
+  // 4,224 CTAs (32 an SM) at once: 540 MB read between a CTA's two passes, 1 MB in the trace.
+  const auto own = Predictor(std::make_shared<const Kernel>(ctas_reading_twice(4224, true))).predict(h100);
+  CHECK(own.memory.dram_read_bytes == doctest::Approx(2 * 4224 * per_cta).epsilon(0.02));  // both passes (was one)
+  CHECK(own.memory.l2_hit_rate < 0.02);
+  // One table every CTA reads twice: the other CTAs' reads keep it in L2.
+  const auto shared = Predictor(std::make_shared<const Kernel>(ctas_reading_twice(4224, false))).predict(h100);
+  CHECK(shared.memory.dram_read_bytes < 2 * per_cta);
+  // Few CTAs at once (8 of them, all traced): the trace's distances are the GPU's; the second
+  // pass hits.
+  const auto few = Predictor(std::make_shared<const Kernel>(ctas_reading_twice(8, true))).predict(h100);
+  CHECK(few.memory.dram_read_bytes == doctest::Approx(8 * per_cta).epsilon(0.02));
 }
 
 }  // namespace gpuperf_test_memory_requests

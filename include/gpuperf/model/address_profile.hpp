@@ -171,6 +171,7 @@ class AddressProfiler {
       std::copy(std::begin(q.phase_first), std::end(q.phase_first), std::begin(p.phase_first));
       std::copy(std::begin(q.phase_reuse), std::end(q.phase_reuse), std::begin(p.phase_reuse));
       std::copy(std::begin(q.l2_hist), std::end(q.l2_hist), std::begin(p.l2_hist));
+      std::copy(std::begin(q.l2_cross_cta_hist), std::end(q.l2_cross_cta_hist), std::begin(p.l2_cross_cta_hist));
       std::copy(std::begin(q.l2_pair_fill_hist), std::end(q.l2_pair_fill_hist), std::begin(p.l2_pair_fill_hist));
       std::copy(std::begin(q.l2_cold_written_later), std::end(q.l2_cold_written_later), std::begin(p.l2_cold_written_later));
       std::copy(std::begin(q.l1_request_hist), std::end(q.l1_request_hist), std::begin(p.l1_request_hist));
@@ -427,8 +428,10 @@ class AddressProfiler {
       std::size_t cold_lines = 0;  // L2: distinct lines of the request's first touches
       std::uint64_t last_cold_line = ~0ull;
       for (std::size_t j = 0; j < nsec; ++j) {
-        std::uint32_t previous_warp = warp;  // L1: the warp of the sector's previous access
-        std::int64_t dist = l1 ? rp.access(secs[j], warp, previous_warp) : rp.access(secs[j]);
+        std::uint32_t previous_warp = warp;  // the warp of the sector's previous access
+        std::int64_t dist = rp.access(secs[j], warp, previous_warp);
+        if (!l1 && dist >= 0 && previous_warp != warp && !(k.warps[previous_warp].cta == ws.cta))
+          p.l2_cross_cta_hist[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;
         if (!l1) (dist < 0 ? p.phase_first : p.phase_reuse)[phase] += 1;
         if (dist < 0) (l1 ? p.l1_cold : p.l2_cold)++;
         else (l1 ? p.l1_hist : p.l2_hist)[ReuseProfiler::bucket(static_cast<std::uint64_t>(dist))]++;

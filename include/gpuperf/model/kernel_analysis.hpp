@@ -47,6 +47,9 @@ struct PcStats {
   // and L2 traffic happen.
   double phase_first[kTrafficPhases] = {0}, phase_reuse[kTrafficPhases] = {0};
   std::uint64_t l2_hist[ReuseProfiler::kBuckets] = {0};
+  // The part of l2_hist whose previous access to the sector came from another CTA: data CTAs
+  // share, which the grid's other CTAs reuse too (window_l2_bytes holds for a CTA's own reuses).
+  std::uint64_t l2_cross_cta_hist[ReuseProfiler::kBuckets] = {0};
   std::uint64_t l1_cold = 0, l2_cold = 0;
   // Loads, per request: the longest reuse distance among its sectors, or a first touch among
   // them (the request's *_cold), in the L1 and L2 profiles. A warp's load waits for its last

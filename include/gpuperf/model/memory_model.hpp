@@ -163,11 +163,21 @@ inline double grid_request_l2_hit(const PcStats& p, double request_hit_own, cons
              (t.found * std::pow(t.hold, static_cast<double>(lines)) + (1 - t.found) * t.warm);
   return std::clamp(request_hit_own + reuse_hit * found / requests, 0.0, 1.0);
 }
-inline RequestHits whole_request_hits(const PcStats& p, const ArchTable& a, const GpuSpec& g, const L1Sharing& l1, bool through_l1, double h1,
-                                      double h1_own, const GridFirstTouches& first_touches) {
+inline RequestHits whole_request_hits(const PcStats& p, const ArchTable& a, const GpuSpec& g, double l2_window_bytes, const L1Sharing& l1,
+                                      bool through_l1, double h1, double h1_own, const GridFirstTouches& first_touches) {
   const double block = a.cachev("sector_bytes");
   auto request_miss_ratio = [](double sector_hit, double request_hit) { return sector_hit < 1 ? std::max(1.0, (1 - request_hit) / (1 - sector_hit)) : 1.0; };
-  const double request_l2_own = hit_rate(p.l2_request_hist, p.l2_request_cold, g.l2_bytes, block, a.cachev("l2_assoc"));
+  // Requests reuse what their CTA used last at the window's share of the L2, what another CTA
+  // used at all of it (l2_profile_hit_rate): in the PC's proportion of the two reuses.
+  double reuses = 0, shared = 0;
+  for (int b = 0; b < ReuseProfiler::kBuckets; ++b) {
+    reuses += static_cast<double>(p.l2_hist[b]);
+    shared += static_cast<double>(p.l2_cross_cta_hist[b]);
+  }
+  const double shared_share = reuses > 0 ? std::min(1.0, shared / reuses) : 0.0;
+  const double request_l2_own =
+      (1 - shared_share) * hit_rate(p.l2_request_hist, p.l2_request_cold, l2_window_bytes, block, a.cachev("l2_assoc")) +
+      shared_share * hit_rate(p.l2_request_hist, p.l2_request_cold, g.l2_bytes, block, a.cachev("l2_assoc"));
   const double all_miss = 1 - grid_request_l2_hit(p, request_l2_own, first_touches);
   RequestHits r;
   r.h1 = h1;
@@ -196,15 +206,31 @@ inline double l1_hit_beside_own_sectors(const Kernel& k, const KernelAnalysis& a
   return std::clamp((prof.l1_load_hit * all - own) / (all - own), 0.0, 1.0);
 }
 
+// The L2 hit rate of a traced PC's profile: its reuses of sectors its own CTA used last at
+// `own_bytes` (window_l2_bytes), its reuses of sectors another CTA used last at `shared_bytes`
+// (the whole L2: the grid's CTAs that share data reuse it at least as often as the window's).
+inline double l2_profile_hit_rate(const PcStats& p, double own_bytes, double shared_bytes, double block, double assoc) {
+  std::uint64_t own[ReuseProfiler::kBuckets];
+  double total = static_cast<double>(p.l2_cold);
+  for (int b = 0; b < ReuseProfiler::kBuckets; ++b) {
+    own[b] = p.l2_hist[b] - std::min(p.l2_hist[b], p.l2_cross_cta_hist[b]);
+    total += static_cast<double>(p.l2_hist[b]);
+  }
+  if (!(total > 0)) return 0;
+  return (expected_hits(own, own_bytes, block, assoc) + expected_hits(p.l2_cross_cta_hist, shared_bytes, block, assoc)) / total;
+}
+
 // Hit rates and traffic of one PC (what depends on the cache sizes, never on a latency).
 // warm_fraction: share of first-touch (cold) L2 misses that hit because the data are
 // resident from a previous launch (0 for cold runs).
 // grid_hold: share of the grid's cross-CTA reuses the L2 still holds (grid_reuse_hold).
+// l2_window_bytes: the L2 capacity the profile's reuse distances are compared with
+// (window_l2_bytes).
 // prof: hit rates from the input's profiled memory counters (counts-only inputs), used where
 // the PC has no reuse profile of its own.
 // l1: how the SM's CTAs share its L1 (l1_sharing).
 inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable& a, const GpuSpec& g, const Occupancy& o, bool& assumed,
-                         double warm_fraction, double grid_hold, const ProfiledRates& prof, const L1Sharing& l1) {
+                         double warm_fraction, double grid_hold, double l2_window_bytes, const ProfiledRates& prof, const L1Sharing& l1) {
   PcMemory m;
   if (!global_like(s.space)) return m;
   const bool is_store = s.mem_op == MemOp::store;
@@ -227,7 +253,9 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
         m.h1_shared_in_flight = std::min(h1 - m.h1_shared, shared * (l1.after_first - l1.after_fetch) / accesses);
       }
     }
-    const double h2_own = hit_rate(p.l2_hist, p.l2_cold, g.l2_bytes, block, a.cachev("l2_assoc"));  // the profile's alone
+    // The profile's alone: a CTA's own reuses at the window's share of the L2, reuses of what
+    // another CTA used at all of it.
+    const double h2_own = l2_profile_hit_rate(p, l2_window_bytes, g.l2_bytes, block, a.cachev("l2_assoc"));
     double h2all = h2_own;
     double total = p.l2_profiled();
     // A sample's first touches of sectors that the grid's untraced CTAs share: of the PC's
@@ -252,14 +280,14 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     if (s.mem_op == MemOp::load) {
       const double first = static_cast<double>(p.l2_cold);
       const GridFirstTouches touches{first > 0 ? (shared + written) / first : 0.0, grid_hold, warm_fraction};
-      const RequestHits r = whole_request_hits(p, a, g, l1, !past_l1, h1, h1_own, touches);
+      const RequestHits r = whole_request_hits(p, a, g, l2_window_bytes, l1, !past_l1, h1, h1_own, touches);
       m.h1_request = r.h1;
       m.h2_request = r.h2;
     }
     // First touches that a 64 B fill has brought with their neighbour: as many of them as stay
     // first touches in the grid and are not warm already, with the neighbour still held.
     if (a.cachev("l2_fill_bytes") >= 64 && total > 0 && h1 < 1) {
-      const double fills = expected_hits(p.l2_pair_fill_hist, g.l2_bytes, block, a.cachev("l2_assoc")) * grid_cold_share(p) * (1 - warm_fraction);
+      const double fills = expected_hits(p.l2_pair_fill_hist, l2_window_bytes, block, a.cachev("l2_assoc")) * grid_cold_share(p) * (1 - warm_fraction);
       m.h2_pair_fill = std::clamp(fills / total / (1 - h1), 0.0, 1.0 - m.h2);
     }
     // In-flight hits: the warps of a CTA run the same code a few issue slots apart, so a sector
@@ -420,6 +448,18 @@ inline double grid_reuse_hold(const KernelAnalysis& an, const GpuSpec& g) {
   return footprint > g.l2_bytes ? g.l2_bytes / footprint : 1.0;
 }
 
+// The L2 capacity a trace's reuse distances are compared with. The L2 profile interleaves the
+// warps of a window of consecutive CTAs (at most AddressProfiler::kWindowCtas), while the GPU
+// runs min(grid, SMs x CTAs an SM) at once, and the accesses of all of them come between a
+// CTA's use of a sector and its reuse: the window holds its share of the L2. HeCBench thomas
+// (train; 257 CTAs at once, 7 traced) reads back what each thread wrote in its forward sweep:
+// the sample's distances gave 32 % L2 hits, its counters show 0.5 % (1.4 % with the share).
+inline double window_l2_bytes(const KernelAnalysis& an, const GpuSpec& g, const Occupancy& o) {
+  if (an.profile_window_ctas == 0) return g.l2_bytes;
+  const double concurrent = std::min(static_cast<double>(an.kernel->launch.grid.count()), detail::round_ctas(g, o));
+  return concurrent > 0 ? g.l2_bytes * std::min(1.0, static_cast<double>(an.profile_window_ctas) / concurrent) : g.l2_bytes;
+}
+
 // A loaded SM sees a longer DRAM latency: with each resident warp keeping about one request in
 // flight (the measured curve's setup), add what the curve adds over its lightest load (its
 // cycles converted to the GPU's clock like the idle latency's).
@@ -463,6 +503,7 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
   r.prof = profiled_rates(k.profiled_traffic, g.l2_bytes);
   if (r.prof.present) r.prof.l1_load_hit = detail::l1_hit_beside_own_sectors(k, an, r.prof);
   const double grid_hold = grid_reuse_hold(an, g);
+  const double l2_window = window_l2_bytes(an, g, o);
   if (r.prof.present) {
     ms.rates_profiled_on = k.profiled_traffic.gpu.empty() ? "the profiled GPU" : k.profiled_traffic.gpu;
     ms.profiled_l2_ratio = r.prof.l2_ratio;
@@ -473,7 +514,7 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
     const auto& p = an.pcs[i];
-    PcMemory& m = r.mem[i] = detail::pc_rates(s, p, g.arch_table(), g, o, assumed, warm_fraction, grid_hold, r.prof, l1);
+    PcMemory& m = r.mem[i] = detail::pc_rates(s, p, g.arch_table(), g, o, assumed, warm_fraction, grid_hold, l2_window, r.prof, l1);
     if (global_like(s.space)) {
       m.l1_wavefronts = global_l1_wavefronts(detail::load_wavefronts(p, m.h1, l1_costs), p.partly_written_sectors, l1_costs.partial_sector_wavefronts);
       if (s.mem_op == MemOp::load) {
