@@ -135,15 +135,23 @@ std::string many_ctas_trace(int ctas) {
   return t.str();
 }
 
+// The header of a trace of one-warp CTAs (32 threads) on a grid_x x grid_y grid, of which the
+// first `traced` are traced, up to its first thread block.
+std::string sampled_trace_header(const std::string& name, unsigned grid_x, unsigned grid_y, unsigned traced) {
+  std::ostringstream t;
+  t << "-kernel name = " << name << "\n-kernel id = 1\n-grid dim = (" << grid_x << "," << grid_y << ",1)\n-block dim = (32,1,1)\n-shmem = 0\n"
+    << "-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = " << traced
+    << "\n-cta sampling = first " << traced << "\n\n#BEGIN_TB\n";
+  return t.str();
+}
+
 // The first 8 CTAs of a (grid_x, grid_y) grid, one warp each. `table`: each CTA reads the same
 // 64 sectors once (a table every CTA reads); else each makes `own_requests` requests over 32
 // sectors of its own in turn, cycling through 2048 (64 KiB): the default 128 read them twice,
 // the second pass at a reuse distance of 64 KiB.
 Kernel ctas_reading(unsigned grid_x, unsigned grid_y, bool table, int own_requests = 128, int own_kib = 64, const char* opcode = "LDG.E") {
   std::ostringstream t;
-  t << "-kernel name = reading\n-kernel id = 1\n-grid dim = (" << grid_x << "," << grid_y << ",1)\n-block dim = (32,1,1)\n-shmem = 0\n"
-    << "-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 8\n-cta sampling = first 8\n\n"
-    << "#BEGIN_TB\n";
+  t << sampled_trace_header("reading", grid_x, grid_y, 8);
   const int requests = table ? 2 : own_requests;
   for (unsigned c = 0; c < 8; ++c) {
     t << "\nthread block = " << c % grid_x << "," << c / grid_x << ",0\n\nwarp = 0\ninsts = " << requests + 1 << "\n";
@@ -831,9 +839,7 @@ TEST_CASE("a DRAM miss waits as long as the lines its SM waits on load it, not a
 // particlefilter's normalize: thread 0 sums what every CTA wrote.
 Kernel serial_read_of_grid_stores(unsigned grid_x, unsigned delay, unsigned first_read_cta, unsigned read_ctas, bool reads_first) {
   std::ostringstream t;
-  t << "-kernel name = serial_sum\n-kernel id = 1\n-grid dim = (" << grid_x << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n"
-    << "-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 4\n-cta sampling = first 4\n\n"
-    << "#BEGIN_TB\n";
+  t << sampled_trace_header("serial_sum", grid_x, 1, 4);
   const std::uint64_t out = 0x10000000;
   for (unsigned c = 0; c < 4; ++c) {
     const unsigned reads = 4 * read_ctas;
@@ -916,9 +922,7 @@ TEST_CASE("a sampled CTA's load of what an untraced CTA beside it has stored alr
 // CTA's own (each CTA its rows). Deterministic.
 Kernel ctas_looking_up(bool drawn, unsigned grid_y = 1) {
   std::ostringstream t;
-  t << "-kernel name = lookups\n-kernel id = 1\n-grid dim = (10000," << grid_y << ",1)\n-block dim = (32,1,1)\n-shmem = 0\n"
-    << "-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 8\n-cta sampling = first 8\n\n"
-    << "#BEGIN_TB\n";
+  t << sampled_trace_header("lookups", 10000, grid_y, 8);
   std::uint64_t seed = 11;
   auto rnd = [&]() { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
   for (unsigned c = 0; c < 8; ++c) {
@@ -1025,9 +1029,7 @@ TEST_CASE("a warp's load waits for its last line: a gather whose every request m
 // `grid` CTAs traced.
 Kernel ctas_gathering(unsigned grid, std::uint64_t table_sectors, int lanes) {
   std::ostringstream t;
-  t << "-kernel name = gathers\n-kernel id = 1\n-grid dim = (" << grid << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n"
-    << "-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 8\n-cta sampling = first 8\n\n"
-    << "#BEGIN_TB\n";
+  t << sampled_trace_header("gathers", grid, 1, 8);
   std::uint64_t seed = 5;
   auto rnd = [&]() { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 20; };
   const std::string mask = lanes >= 32 ? "ffffffff" : [&] { std::ostringstream m; m << std::hex << ((1u << lanes) - 1); return m.str(); }();
@@ -1075,9 +1077,7 @@ TEST_CASE("a gather from a table the L2 holds in part waits on DRAM unless every
 // request: its own rows (`own`), or one table all CTAs read.
 Kernel ctas_reading_twice(unsigned grid, bool own) {
   std::ostringstream t;
-  t << "-kernel name = twice\n-kernel id = 1\n-grid dim = (" << grid << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n"
-    << "-nregs = 16\n-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 8\n-cta sampling = first 8\n\n"
-    << "#BEGIN_TB\n";
+  t << sampled_trace_header("twice", grid, 1, 8);
   const std::uint64_t bytes = 128 * 1024, requests = bytes / 512;
   for (unsigned c = 0; c < 8; ++c) {
     t << "\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = " << 2 * requests + 1 << "\n";
