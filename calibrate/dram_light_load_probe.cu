@@ -19,14 +19,7 @@
 #include <cstdio>
 #include <vector>
 
-#define CK(x)                                                                       \
-  do {                                                                              \
-    cudaError_t e_ = (x);                                                           \
-    if (e_ != cudaSuccess) {                                                        \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      return 1;                                                                     \
-    }                                                                               \
-  } while (0)
+#include "cuda_check.cuh"
 
 __global__ void chase_lines(const unsigned* data, long long* cycles, unsigned* sink, size_t region_words, int steps, unsigned lanes) {
   extern __shared__ unsigned pad[];

@@ -21,14 +21,8 @@
 #include <random>
 #include <vector>
 
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e = (x);                                                       \
-    if (e != cudaSuccess) {                                                    \
-      fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
+#include "cuda_check.cuh"
+#include "event_timing.cuh"
 
 __device__ __forceinline__ unsigned word_of(unsigned line) { return line * 32u + ((line * 13u) & 31u); }
 
@@ -104,15 +98,8 @@ int main(int argc, char** argv) {
           launch(steps);  // warm: the kernel's own fetches put the lines in L2
           CK(cudaGetLastError());
         }
-        cudaEvent_t a, b;
-        CK(cudaEventCreate(&a));
-        CK(cudaEventCreate(&b));
-        CK(cudaEventRecord(a));
-        launch(steps);
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, a, b));
+        const float ms = time_launches(1, [&](int) { launch(steps); }).best_ms;
+        CK(cudaGetLastError());
         const int warps = ctas * threads / 32;
         std::vector<unsigned long long> c(warps);
         CK(cudaMemcpy(c.data(), cycles, 8ull * warps, cudaMemcpyDeviceToHost));
@@ -123,8 +110,6 @@ int main(int argc, char** argv) {
         const double lines_per_cycle_sm = static_cast<double>(w) * lanes / mean;
         printf("space %-4s lanes %2d warps_per_sm %2d  cycles_per_step mean %7.1f slowest %7.1f  lines_per_cycle_per_sm %6.3f  event_ms %.3f\n",
                sp.name, lanes, w, mean, slowest, lines_per_cycle_sm, ms);
-        CK(cudaEventDestroy(a));
-        CK(cudaEventDestroy(b));
       }
     }
     CK(cudaFree(buf));

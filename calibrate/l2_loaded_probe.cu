@@ -13,14 +13,7 @@
 #include <random>
 #include <vector>
 
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e = (x);                                                       \
-    if (e != cudaSuccess) {                                                    \
-      fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
+#include "cuda_check.cuh"
 
 // buf holds, at line l, lane 0's word: the next line of l's cycle.
 __global__ void chase(const unsigned* buf, const unsigned* start, int steps, unsigned long long* cycles, unsigned* sink) {

@@ -11,14 +11,7 @@
 #include <cstdio>
 #include <vector>
 
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e = (x);                                                       \
-    if (e != cudaSuccess) {                                                    \
-      fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
+#include "cuda_check.cuh"
 
 __global__ void walk(const unsigned* buf, size_t stride_words, int steps, unsigned long long* cycles, unsigned* sink) {
   const int warp = blockIdx.x, lane = threadIdx.x;
