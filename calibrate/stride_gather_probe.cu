@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cuda_check.cuh"
+#include "l2_flush.cuh"
 
 __global__ void walk(const unsigned* buf, size_t stride_words, int steps, unsigned long long* cycles, unsigned* sink) {
   const int warp = blockIdx.x, lane = threadIdx.x;
@@ -47,13 +48,16 @@ int main() {
   CK(cudaMalloc(&cycles, 8 * sms));
   CK(cudaMalloc(&sink, 4));
   CK(cudaMemset(buf, 0, bytes));
-  const int flush_words = 64 << 20;  // 256 MiB read between runs: nothing of a run stays in L2
-  unsigned* flush;
-  CK(cudaMalloc(&flush, 4ull * flush_words));
-  CK(cudaMemset(flush, 0, 4ull * flush_words));
+  // A read of another buffer between runs: nothing of a run stays in L2, and no dirty line is
+  // left to write back during the next (a memset here did both).
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  float* flush_sink;
+  CK(cudaMalloc(&flush_sink, 4));
+  const L2Flush flush(prop, flush_sink);
   for (int warps : {sms, 1}) {
     for (size_t stride : strides) {
-      CK(cudaMemset(flush, 1, 4ull * flush_words));  // evicts the previous run's lines from L2
+      flush();
       walk<<<warps, 32>>>(buf, stride / 4, steps, cycles, sink);
       CK(cudaDeviceSynchronize());
       std::vector<unsigned long long> c(warps);
