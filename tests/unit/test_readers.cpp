@@ -16,6 +16,7 @@
 
 #include "gpuperf/gpuperf.hpp"
 #include "gpuperf/trace/accelsim_writer.hpp"
+#include "trace_text.hpp"
 
 // Each test file has its own namespace: the unit tests compile as one unity build.
 namespace gpuperf_test_readers {
@@ -1011,6 +1012,73 @@ TEST_CASE("per-CTA counts: cta_counts.tsv joins the trace of the same launch, an
   { std::ofstream(tmp) << "# gpuperf cta warp instructions/1: test\n0\tk\t(1,1,1)\t1\n"; }
   CHECK_THROWS_WITH_AS(read_cta_counts(tmp.string()), doctest::Contains(":2:1: expected a launch id"), ParseError);
   std::filesystem::remove(tmp);
+}
+
+// calibrate/tma_pipeline_probe.cu: an instrumented run retries an mbarrier wait many times (the
+// producer's 46 passes a wait in its trace, 1.0 natively), each retry a pass of a short loop.
+TEST_CASE("barrier polls: a trace keeps one pass of a retry loop per wait, and the per-CTA counts lose what it dropped") {
+  const std::string head =
+      "-kernel name = _Z4pollPi\n-kernel id = 1\n-grid dim = (3,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 90\n"
+      "-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 2\n-cta sampling = first 2\n-cta warp instructions = 12 7 19\n\n"
+      "#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses] immediate\n\n";
+  const std::string retry = "0010 ffffffff 0 YIELD 0 0\n0020 ffffffff 0 SYNCS.PHASECHK.TRANS64.TRYWAIT 3 P0 R2 R3 0 0\n0030 ffffffff 0 BRA 1 P0 0 0\n";
+  // CTA 0 waits once, tried three times; CTA 1 waits twice in a loop that arrives on another
+  // barrier between its waits: two waits, nothing to drop.
+  const std::string text = head + "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 12\n0000 ffffffff 1 R2 IADD3 1 R2 0 0\n" + retry + retry + retry +
+                           "0040 ffffffff 1 R2 IADD3 1 R2 0 0\n0050 ffffffff 0 EXIT 0 0 0\n#END_TB\n\n"
+                           "#BEGIN_TB\n\nthread block = 1,0,0\n\nwarp = 0\ninsts = 7\n0000 ffffffff 1 R2 IADD3 1 R2 0 0\n"
+                           "0100 ffffffff 0 SYNCS.PHASECHK.TRANS64.TRYWAIT 3 P0 R2 R3 0 0\n0110 ffffffff 0 BRA 1 P0 0 0\n"
+                           "0120 ffffffff 0 SYNCS.ARRIVE.TRANS64.A1T0 2 R2 R3 0 0\n"
+                           "0100 ffffffff 0 SYNCS.PHASECHK.TRANS64.TRYWAIT 3 P0 R2 R3 0 0\n0110 ffffffff 0 BRA 1 P0 0 0\n0050 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
+  const Application app = load_trace_text(text, "gpuperf_test_poll_retries.traceg");
+  REQUIRE(app.kernels.size() == 1);
+  const Kernel& k = app.kernels[0];
+  REQUIRE(k.warps.size() == 2);
+  CHECK(k.warps[0].end - k.warps[0].begin == 6);  // IADD3, one YIELD-poll-branch pass, IADD3, EXIT
+  CHECK(k.warps[1].end - k.warps[1].begin == 7);
+  std::map<std::uint64_t, std::uint64_t> executed;
+  for (const auto& s : k.program) executed[s.pc] = s.warp_executed;
+  CHECK(executed[0x10] == 1);
+  CHECK(executed[0x20] == 1);
+  CHECK(executed[0x30] == 1);
+  CHECK(executed[0x100] == 2);
+  CHECK(executed[0x0] == 2);
+  CHECK(k.poll_retries.dropped_total == 6);
+  // The traced CTAs' counts as traced; the untraced one keeps the traced CTAs' share, 13 of 19.
+  CHECK(format_cta_work(k.cta_work) == "6 7 13");
+  CHECK(std::any_of(k.warnings.begin(), k.warnings.end(), [](const std::string& w) { return w.find("dropped 6 warp instructions of repeated barrier polls") != std::string::npos; }));
+}
+
+TEST_CASE("barrier polls: a profile's retry-loop counts come down to the hardware's instruction total") {
+  auto instr = [](std::uint64_t pc, const char* op, std::uint64_t n, std::optional<std::uint64_t> target = std::nullopt, MemSpace space = MemSpace::none) {
+    StaticInstr s;
+    s.pc = pc;
+    s.opcode = op;
+    s.warp_executed = n;
+    s.thread_executed = s.pred_on_thread_executed = 32 * n;
+    s.branch_target = target;
+    s.space = space;
+    return s;
+  };
+  // 100 waits left a loop the page counts 1,000 passes of: 2,700 retry instructions.
+  const std::vector<StaticInstr> page = {instr(0x00, "IADD3", 100), instr(0x10, "YIELD", 1000), instr(0x20, "SYNCS.PHASECHK.TRANS64.TRYWAIT", 1000),
+                                         instr(0x30, "BRA", 1000, 0x10), instr(0x40, "IADD3", 100), instr(0x50, "EXIT", 100)};
+  auto loop_counts = [&](double native_total) {
+    std::vector<StaticInstr> p = page;
+    const std::uint64_t dropped = drop_profiled_poll_retries(p, native_total);
+    return std::tuple{dropped, p[1].warp_executed, p[2].warp_executed, p[3].warp_executed, p[2].thread_executed, p[4].warp_executed};
+  };
+  CHECK(loop_counts(600) == std::tuple{std::uint64_t(2700), std::uint64_t(100), std::uint64_t(100), std::uint64_t(100), std::uint64_t(3200), std::uint64_t(100)});
+  // Half the retries were the profiler's: half come out.
+  CHECK(loop_counts(3300 - 1350) == std::tuple{std::uint64_t(1350), std::uint64_t(550), std::uint64_t(550), std::uint64_t(550), std::uint64_t(17600), std::uint64_t(100)});
+  // The page agrees with the hardware: nothing; no hardware total: every retry.
+  CHECK(std::get<0>(loop_counts(3300)) == 0);
+  CHECK(std::get<0>(loop_counts(0)) == 2700);
+  // A loop that stores to shared memory between polls waits once a pass: left as counted.
+  std::vector<StaticInstr> real = page;
+  real[1] = instr(0x10, "STS", 1000, std::nullopt, MemSpace::shared);
+  CHECK(drop_profiled_poll_retries(real, 600) == 0);
+  CHECK(real[2].warp_executed == 1000);
 }
 
 }  // namespace gpuperf_test_readers

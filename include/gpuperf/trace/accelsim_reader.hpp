@@ -19,6 +19,7 @@
 #include "gpuperf/sass/memory_ops.hpp"
 #include "gpuperf/trace/byte_source.hpp"
 #include "gpuperf/trace/cta_work.hpp"
+#include "gpuperf/trace/poll_retries.hpp"
 #include "gpuperf/trace/progress.hpp"
 #include "gpuperf/trace/ir.hpp"
 #include "gpuperf/trace/text_scan.hpp"
@@ -233,6 +234,7 @@ class AccelSimKernelReader {
           if (!in_tb) throw ParseError(lr_.path(), ln, 1, "expected #BEGIN_TB before #END_TB");
           check_count(expect_insts, got_insts, ln);
           in_tb = false; cur_stream = nullptr;
+          if (hdr_.tracer_version >= 3) drop_poll_retries(k, block_first_warp);
           if (sink && hdr_.tracer_version >= 3) {
             if (!raw_order.empty())
               throw ParseError(lr_.path(), ln, 1, "expected CTA blocks only: this trace also has raw instruction lines outside #BEGIN_TB/#END_TB");
@@ -334,6 +336,7 @@ class AccelSimKernelReader {
         all.insert(all.end(), v.begin(), v.end());
       }
       k.dyn.swap(all);
+      drop_poll_retries(k, 0);
     } else {
       // Remove warps with no instructions (a "warp =" line followed by insts = 0).
       std::vector<WarpStream> kept;
@@ -358,6 +361,11 @@ class AccelSimKernelReader {
     if (k.traced_ctas && k.traced_ctas < k.launch.grid.count())
       k.warnings.push_back("trace holds " + std::to_string(k.traced_ctas) + " of " + std::to_string(k.launch.grid.count()) +
                            " CTAs; counts are scaled to the full grid");
+    if (k.poll_retries.dropped_total) {
+      discount_poll_retries(k);
+      k.warnings.push_back("dropped " + std::to_string(k.poll_retries.dropped_total) +
+                           " warp instructions of repeated barrier polls (SYNCS.PHASECHK retry loops): an instrumented run retries a wait many times, a native one about once");
+    }
     for (auto& s : k.program) s.counts_known = true;
     return k;
   }

@@ -17,6 +17,7 @@
 #include "gpuperf/trace/accelsim_reader.hpp"
 #include "gpuperf/trace/byte_source.hpp"
 #include "gpuperf/trace/cta_work.hpp"
+#include "gpuperf/trace/poll_retries.hpp"
 #include "gpuperf/trace/ir.hpp"
 
 namespace gpuperf {
@@ -87,6 +88,7 @@ std::string join_cta_counts(Kernel& k, const std::vector<LaunchCtaWork>& all, Sa
   if (!same_name(found->kernel, k.launch.name)) return "per-CTA counts of launch " + std::to_string(k.launch.id) + " at " + where + " are of another kernel (" + found->kernel + "); not used";
   if (!(found->grid == k.launch.grid)) return "per-CTA counts at " + where + " are of another grid; not used";
   k.cta_work = found->runs;
+  discount_poll_retries(k);  // the counts come from the run that added the trace's retries
   // The traced CTAs' own counts, where the trace holds them whole.
   if (k.truncated_at_instructions || k.warps.empty()) return {};
   std::map<std::uint64_t, std::uint64_t> traced;  // linear CTA -> its warp instructions

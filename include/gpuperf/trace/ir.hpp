@@ -155,6 +155,14 @@ struct FunctionSourceLines {
   std::map<std::uint64_t, Line> by_offset;
 };
 
+// Retries of polled barrier waits dropped from a trace (trace/poll_retries.hpp), per traced CTA
+// by linear id (0 for a traced CTA without any).
+struct PollRetries {
+  std::map<std::uint64_t, std::uint64_t> dropped;
+  std::uint64_t dropped_total = 0;
+  bool discounted = false;  // Kernel::cta_work has been discounted for them
+};
+
 struct Kernel;
 
 // Takes a grouped trace's CTAs as a reader finishes them, so that the reader need not keep
@@ -193,6 +201,7 @@ struct Kernel {
   // unknown); kept so a converted trace resolves generic accesses as the original did.
   std::uint64_t shared_window_base = 0, local_window_base = 0;
   ProfiledTraffic profiled_traffic;  // Nsight Compute inputs with the memory counters
+  PollRetries poll_retries;
   std::vector<std::string> warnings;
   // The sink that took the trace's CTAs as they were read (null: every CTA is in `warps`).
   std::shared_ptr<const CtaSink> streamed;
