@@ -1047,6 +1047,16 @@ TEST_CASE("barrier polls: a trace keeps one pass of a retry loop per wait, and t
   // The traced CTAs' counts as traced; the untraced one keeps the traced CTAs' share, 13 of 19.
   CHECK(format_cta_work(k.cta_work) == "6 7 13");
   CHECK(std::any_of(k.warnings.begin(), k.warnings.end(), [](const std::string& w) { return w.find("dropped 6 warp instructions of repeated barrier polls") != std::string::npos; }));
+  // A traced CTA read before the first poll keeps its own count; the untraced one the traced
+  // CTAs' share (5 + 12 counted, 11 kept: 19 -> 12).
+  const std::string later = head + "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 5\n" +
+                            "0000 ffffffff 1 R2 IADD3 1 R2 0 0\n0000 ffffffff 1 R2 IADD3 1 R2 0 0\n0000 ffffffff 1 R2 IADD3 1 R2 0 0\n"
+                            "0040 ffffffff 1 R2 IADD3 1 R2 0 0\n0050 ffffffff 0 EXIT 0 0 0\n#END_TB\n\n"
+                            "#BEGIN_TB\n\nthread block = 1,0,0\n\nwarp = 0\ninsts = 12\n0000 ffffffff 1 R2 IADD3 1 R2 0 0\n" + retry + retry + retry +
+                            "0040 ffffffff 1 R2 IADD3 1 R2 0 0\n0050 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
+  const Application app2 = load_trace_text(std::regex_replace(later, std::regex("warp instructions = 12 7 19"), "warp instructions = 5 12 19"),
+                                           "gpuperf_test_poll_retries_later.traceg");
+  CHECK(format_cta_work(app2.kernels.at(0).cta_work) == "5 6 12");
 }
 
 TEST_CASE("barrier polls: a profile's retry-loop counts come down to the hardware's instruction total") {

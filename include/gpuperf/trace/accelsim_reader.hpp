@@ -234,7 +234,7 @@ class AccelSimKernelReader {
           if (!in_tb) throw ParseError(lr_.path(), ln, 1, "expected #BEGIN_TB before #END_TB");
           check_count(expect_insts, got_insts, ln);
           in_tb = false; cur_stream = nullptr;
-          if (hdr_.tracer_version >= 3) drop_poll_retries(k, block_first_warp);
+          if (hdr_.tracer_version >= 3) drop_poll_retries(k, block_first_warp, saw_poll_);
           if (sink && hdr_.tracer_version >= 3) {
             if (!raw_order.empty())
               throw ParseError(lr_.path(), ln, 1, "expected CTA blocks only: this trace also has raw instruction lines outside #BEGIN_TB/#END_TB");
@@ -336,7 +336,7 @@ class AccelSimKernelReader {
         all.insert(all.end(), v.begin(), v.end());
       }
       k.dyn.swap(all);
-      drop_poll_retries(k, 0);
+      drop_poll_retries(k, 0, saw_poll_);
     } else {
       // Remove warps with no instructions (a "warp =" line followed by insts = 0).
       std::vector<WarpStream> kept;
@@ -361,6 +361,7 @@ class AccelSimKernelReader {
     if (k.traced_ctas && k.traced_ctas < k.launch.grid.count())
       k.warnings.push_back("trace holds " + std::to_string(k.traced_ctas) + " of " + std::to_string(k.launch.grid.count()) +
                            " CTAs; counts are scaled to the full grid");
+    if (!k.poll_retries.dropped_total) k.poll_retries.dropped.clear();  // the traced CTAs' tally serves the discount alone
     if (k.poll_retries.dropped_total) {
       discount_poll_retries(k);
       k.warnings.push_back("dropped " + std::to_string(k.poll_retries.dropped_total) +
@@ -442,6 +443,7 @@ class AccelSimKernelReader {
     s.space = mt.space;
     s.mem_op = mt.op;
     s.access_bits = mt.width_bytes * 8;
+    saw_poll_ = saw_poll_ || is_barrier_poll(s);
     std::uint32_t idx = static_cast<std::uint32_t>(k.program.size());
     k.program.push_back(std::move(s));
     pc_index_.emplace(pc, idx);
@@ -602,6 +604,7 @@ class AccelSimKernelReader {
   AccelSimHeader hdr_;
   std::unordered_map<std::uint64_t, std::uint32_t> pc_index_;
   std::vector<std::int32_t> pc_direct_;
+  bool saw_poll_ = false;  // a barrier poll is among the PCs read so far (drop_poll_retries has work)
   std::vector<std::string> segment_;  // per static index: its line's static part as first read (static_part)
   std::unordered_set<WarpKey, WarpKeyHash> seen_warps_;
 };

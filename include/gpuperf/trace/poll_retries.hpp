@@ -42,11 +42,13 @@ inline bool fits_poll_loop(const StaticInstr& s, const DynInstr& d) {
 // more than kMaxPollLoopInstructions instructions that fit a poll loop, the earlier iteration
 // (that poll up to this one) is dropped. Each dropped instruction leaves its PC's counts; each
 // warp's CTA is tallied in k.poll_retries (0 where none dropped). Returns the instructions dropped.
-inline std::uint64_t drop_poll_retries(Kernel& k, std::size_t first_warp) {
+// `polls`: whether the kernel's PCs read so far hold a poll; without, the CTAs are only tallied.
+inline std::uint64_t drop_poll_retries(Kernel& k, std::size_t first_warp, bool polls = true) {
   if (first_warp >= k.warps.size()) return 0;
-  bool any_poll = false;
-  for (const auto& s : k.program) any_poll = any_poll || is_barrier_poll(s);
-  if (!any_poll) return 0;
+  if (!polls) {
+    for (std::size_t w = first_warp; w < k.warps.size(); ++w) k.poll_retries.dropped.emplace(linear_cta(k.warps[w].cta, k.launch.grid), 0);
+    return 0;
+  }
   std::uint64_t out = k.warps[first_warp].begin, dropped_all = 0;
   for (std::size_t w = first_warp; w < k.warps.size(); ++w) {
     WarpStream& ws = k.warps[w];
