@@ -5,15 +5,19 @@
 // .TRANS64.TRYWAIT, retried in a loop until the phase completes), sum the tile from shared
 // memory and release the buffer on a second mbarrier the producer waits on.
 //
-// What it measures, per configuration (CTAs, stages, consumer warps, work per element):
+// What it measures, per configuration (CTAs, stages, consumer warps, work per element, tiles
+// reused):
 //   - the kernel's time (CUDA events, best and mean of 10; L2 flushed by a read before each)
 //     and the bytes a second it streams;
 //   - how many times a wait's try_wait ran (the producer's, a consumer warp's), counted on the device:
 //     a trace of the same launch records each retry as an executed instruction, and an
 //     instrumented run retries more often than a native one (compare ncu's instruction counts
 //     of the same PCs with the trace's).
-// The tensor (256 MiB) is 8x the L2, so every tile comes from DRAM.
-//   nvcc -O3 -arch=sm_90a -o tma_pipeline_probe tma_pipeline_probe.cu -lcuda && ./tma_pipeline_probe [config]
+// The tensor (256 MiB) is over 4x the L2, so every tile comes from DRAM, except in the last
+// configuration, where all CTAs read the same 256 tiles (4 MiB) over and over from L2. Under
+// Nsight Compute (one configuration: `./tma_pipeline_probe CONFIG 1`), the L2's counters show
+// what the bulk copies cost it (lts__t_sectors_op_read against the tiles' sectors).
+//   nvcc -O3 -arch=sm_90a -o tma_pipeline_probe tma_pipeline_probe.cu -lcuda && ./tma_pipeline_probe [config [runs]]
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -60,7 +64,9 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
 }
 
 // Warp 0 lane 0 produces; warps 1..consumers consume. `work`: FMAs per element after the load.
-__global__ void __launch_bounds__(32 * (1 + 8)) tma_stream(const __grid_constant__ CUtensorMap map, int stages, int work, float* out,
+// `reuse` > 0: the CTAs' tiles are the first `reuse` tiles of the tensor over and over (a working
+// set the L2 holds, as a GEMM's operand tiles are read by many CTAs).
+__global__ void __launch_bounds__(32 * (1 + 8)) tma_stream(const __grid_constant__ CUtensorMap map, int stages, int work, int reuse, float* out,
                                                              unsigned long long* tries) {
   extern __shared__ __align__(1024) unsigned char smem[];
   float* tiles = reinterpret_cast<float*>(smem);
@@ -79,7 +85,8 @@ __global__ void __launch_bounds__(32 * (1 + 8)) tma_stream(const __grid_constant
         const int s = n % stages;
         if (n >= stages) my_tries += mbar_wait(&empty[s], ((n / stages) - 1) & 1);
         mbar_expect_tx(&full[s], kTileBytes);
-        tma_load_2d(tiles + s * kTile * kTile, &map, (t % kTilesX) * kTile, (t / kTilesX) * kTile, &full[s]);
+        const int tile = reuse > 0 ? t % reuse : t;
+        tma_load_2d(tiles + s * kTile * kTile, &map, (tile % kTilesX) * kTile, (tile / kTilesX) * kTile, &full[s]);
       }
   } else {
     const int lane = threadIdx.x - 32, threads = consumers * 32;
@@ -123,18 +130,19 @@ int main(int argc, char** argv) {
   }
   CK(cudaFuncSetAttribute(tma_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxStages * kTileBytes));
 
-  struct Config { int ctas_per_sm, stages, consumers, work; };
-  const Config all[] = {{1, 2, 4, 0}, {1, 4, 4, 0}, {1, 8, 4, 0}, {2, 4, 4, 0}, {1, 4, 8, 0}, {1, 4, 4, 16}, {1, 4, 4, 64}};
+  struct Config { int ctas_per_sm, stages, consumers, work, reuse; };
+  const Config all[] = {{1, 2, 4, 0, 0}, {1, 4, 4, 0, 0},  {1, 8, 4, 0, 0},  {2, 4, 4, 0, 0},
+                        {1, 4, 8, 0, 0}, {1, 4, 4, 16, 0}, {1, 4, 4, 64, 0}, {1, 4, 4, 0, 256}};
   const int only = argc > 1 ? std::atoi(argv[1]) : -1;  // one configuration (for a trace or a profile), else all
   const int runs = argc > 2 ? std::atoi(argv[2]) : 10;
-  std::printf("config ctas stages consumer_warps work best_us mean_us GB_per_s producer_tries_per_wait consumer_tries_per_wait\n");
+  std::printf("config ctas stages consumer_warps work reuse_tiles best_us mean_us GB_per_s producer_tries_per_wait consumer_tries_per_wait\n");
   for (int c = 0; c < int(sizeof(all) / sizeof(all[0])); ++c) {
     if (only >= 0 && c != only) continue;
     const Config& cf = all[c];
     const int ctas = prop.multiProcessorCount * cf.ctas_per_sm;
     CK(cudaMemset(tries, 0, 16));
     const LaunchTimes t = time_launches(runs, [&](int) { flush(); }, [&](int) {
-      tma_stream<<<ctas, 32 * (1 + cf.consumers), cf.stages * kTileBytes>>>(map, cf.stages, cf.work, out, tries);
+      tma_stream<<<ctas, 32 * (1 + cf.consumers), cf.stages * kTileBytes>>>(map, cf.stages, cf.work, cf.reuse, out, tries);
     });
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
@@ -144,7 +152,7 @@ int main(int argc, char** argv) {
     // each CTA's first `stages`.
     const double consumer_waits = double(kTiles) * cf.consumers * runs;
     const double producer_waits = double(kTiles - ctas * cf.stages) * runs;
-    std::printf("%d %d %d %d %d %.2f %.2f %.1f %.3f %.3f\n", c, ctas, cf.stages, cf.consumers, cf.work, t.best_ms * 1e3, t.mean_ms * 1e3,
+    std::printf("%d %d %d %d %d %d %.2f %.2f %.1f %.3f %.3f\n", c, ctas, cf.stages, cf.consumers, cf.work, cf.reuse, t.best_ms * 1e3, t.mean_ms * 1e3,
                 double(kTiles) * kTileBytes / (t.best_ms * 1e-3) / 1e9, double(h[0]) / producer_waits, double(h[1]) / consumer_waits);
   }
   return 0;
