@@ -1092,3 +1092,24 @@ TEST_CASE("barrier polls: a profile's retry-loop counts come down to the hardwar
 }
 
 }  // namespace gpuperf_test_readers
+
+namespace gpuperf_test_readers {
+
+// The probe's 4-stage launch on an H200 (tests/data/h200/tma: its trace of 16 CTAs with every
+// CTA's counts, and its Nsight Compute pages, from calibrate/tma_pipeline_probe.cu).
+TEST_CASE("barrier polls: a traced TMA pipeline keeps about the hardware's instruction count, its profile exactly") {
+  const std::string d = std::string(GPUPERF_TEST_DIR) + "/data/h200/tma";
+  const double hardware = 15521820;  // smsp__inst_executed.sum of the profiled launch (ncu_raw.csv.xz)
+  const Application traced = load(std::vector<std::string>{d + "/kernel-2.traceg.xz", d + "/cta_counts.tsv"});
+  REQUIRE(traced.kernels.size() == 1);
+  double grid = 0;
+  for (const auto& run : traced.kernels[0].cta_work) grid += static_cast<double>(run.warp_instructions) * static_cast<double>(run.ctas);
+  CHECK(grid == doctest::Approx(hardware).epsilon(0.02));  // the instrumented run counted 18.5M
+  const Application profiled = load(std::vector<std::string>{d + "/ncu_source.csv.xz", d + "/ncu_raw.csv.xz"});
+  REQUIRE(profiled.kernels.size() == 2);  // an L2 flush, then the pipeline
+  double page = 0;
+  for (const auto& s : profiled.kernels[1].program) page += static_cast<double>(s.warp_executed);
+  CHECK(page == doctest::Approx(hardware).epsilon(0.0005));  // the page counted 17.5M
+}
+
+}  // namespace gpuperf_test_readers
