@@ -13,7 +13,6 @@
 
 #include "gpuperf/checked.hpp"
 #include "gpuperf/sass/instruction.hpp"
-#include "gpuperf/trace/poll_retries.hpp"
 #include "gpuperf/sass/memory_ops.hpp"
 #include "gpuperf/trace/static_instr.hpp"
 #include "gpuperf/trace/byte_source.hpp"
@@ -447,12 +446,6 @@ inline Application join_ncu(const std::string& source_path, const std::string& r
     k.launch = rows[i].launch;
     k.launch.id = static_cast<std::uint32_t>(i + 1);
     k.program = std::move(secs[i].program);
-    // The hardware's instruction total (a count of work, like the page's own counts) checks how
-    // many of the page's poll passes the profiler's patched code added.
-    const auto native = rows[i].measured.metrics.find("smsp__inst_executed.sum");
-    if (const std::uint64_t dropped = drop_profiled_poll_retries(k.program, native != rows[i].measured.metrics.end() ? native->second : 0.0))
-      k.warnings.push_back("dropped " + std::to_string(dropped) +
-                           " warp instructions of repeated barrier polls (SYNCS.PHASECHK retry loops) from the profile's counts: its patched code retries a wait many times, a native run about once");
     k.profiled_traffic = rows[i].traffic;
     Measurement m = rows[i].measured;
     m.device = rows[i].device_name;
