@@ -220,17 +220,21 @@ inline double l2_profile_hit_rate(const PcStats& p, double own_bytes, double sha
   return (expected_hits(own, own_bytes, block, assoc) + expected_hits(p.l2_cross_cta_hist, shared_bytes, block, assoc)) / total;
 }
 
+// The grid-level L2 terms every PC's rates read (memory_rates computes them once per launch).
+struct GridL2 {
+  double warm_fraction = 0;  // share of first-touch L2 misses that hit because the data are resident
+                             // from a previous launch (warm_l2_fraction; 0 for cold runs)
+  double hold = 1;           // share of the grid's cross-CTA reuses the L2 still holds (grid_reuse_hold)
+  double window_bytes = 0;   // the L2 capacity a profile's own reuse distances are compared with (window_l2_bytes)
+};
+
 // Hit rates and traffic of one PC (what depends on the cache sizes, never on a latency).
-// warm_fraction: share of first-touch (cold) L2 misses that hit because the data are
-// resident from a previous launch (0 for cold runs).
-// grid_hold: share of the grid's cross-CTA reuses the L2 still holds (grid_reuse_hold).
-// l2_window_bytes: the L2 capacity the profile's reuse distances are compared with
-// (window_l2_bytes).
 // prof: hit rates from the input's profiled memory counters (counts-only inputs), used where
 // the PC has no reuse profile of its own.
 // l1: how the SM's CTAs share its L1 (l1_sharing).
-inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable& a, const GpuSpec& g, const Occupancy& o, bool& assumed,
-                         double warm_fraction, double grid_hold, double l2_window_bytes, const ProfiledRates& prof, const L1Sharing& l1) {
+inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const GpuSpec& g, const Occupancy& o, bool& assumed, const GridL2& l2,
+                         const ProfiledRates& prof, const L1Sharing& l1) {
+  const ArchTable& a = g.arch_table();
   PcMemory m;
   if (!global_like(s.space)) return m;
   const bool is_store = s.mem_op == MemOp::store;
@@ -255,12 +259,12 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     }
     // The profile's alone: a CTA's own reuses at the window's share of the L2, reuses of what
     // another CTA used at all of it.
-    const double h2_own = l2_profile_hit_rate(p, l2_window_bytes, g.l2_bytes, block, a.cachev("l2_assoc"));
+    const double h2_own = l2_profile_hit_rate(p, l2.window_bytes, g.l2_bytes, block, a.cachev("l2_assoc"));
     double h2all = h2_own;
     double total = p.l2_profiled();
     // A sample's first touches of sectors that the grid's untraced CTAs share: of the PC's
     // cold accesses, grid_scale^(growth - 1) stay first touches in the grid, the others find
-    // the sector another CTA fetched (held by the L2 in grid_hold of the cases). Loads only.
+    // the sector another CTA fetched (which the L2 holds in l2.hold of the cases). Loads only.
     // First touches of sectors a CTA the trace leaves out has written already: found in L2
     // where that CTA runs beside the reader (within a round's CTAs of it).
     double cold = static_cast<double>(p.l2_cold), shared = 0, written = 0;
@@ -272,22 +276,22 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
       shared = cold * (1 - grid_cold_share(p));
       cold -= shared;
     }
-    if (total > 0) h2all = std::min(1.0, h2all + ((shared + written) * grid_hold + warm_fraction * cold) / total);
+    if (total > 0) h2all = std::min(1.0, h2all + ((shared + written) * l2.hold + l2.warm_fraction * cold) / total);
     m.h1 = h1;
     m.h2 = h1 < 1 ? std::clamp((h2all - h1) / (1 - h1), 0.0, 1.0) : 1.0;
     m.h1_request = m.h1;
     m.h2_request = m.h2;
     if (s.mem_op == MemOp::load) {
       const double first = static_cast<double>(p.l2_cold);
-      const GridFirstTouches touches{first > 0 ? (shared + written) / first : 0.0, grid_hold, warm_fraction};
-      const RequestHits r = whole_request_hits(p, a, g, l2_window_bytes, l1, !past_l1, h1, h1_own, touches);
+      const GridFirstTouches touches{first > 0 ? (shared + written) / first : 0.0, l2.hold, l2.warm_fraction};
+      const RequestHits r = whole_request_hits(p, a, g, l2.window_bytes, l1, !past_l1, h1, h1_own, touches);
       m.h1_request = r.h1;
       m.h2_request = r.h2;
     }
     // First touches that a 64 B fill has brought with their neighbour: as many of them as stay
     // first touches in the grid and are not warm already, with the neighbour still held.
     if (a.cachev("l2_fill_bytes") >= 64 && total > 0 && h1 < 1) {
-      const double fills = expected_hits(p.l2_pair_fill_hist, l2_window_bytes, block, a.cachev("l2_assoc")) * grid_cold_share(p) * (1 - warm_fraction);
+      const double fills = expected_hits(p.l2_pair_fill_hist, l2.window_bytes, block, a.cachev("l2_assoc")) * grid_cold_share(p) * (1 - l2.warm_fraction);
       m.h2_pair_fill = std::clamp(fills / total / (1 - h1), 0.0, 1.0 - m.h2);
     }
     // In-flight hits: the warps of a CTA run the same code a few issue slots apart, so a sector
@@ -306,9 +310,9 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     // for hits; memory_rates gives the others the rest of the kernel's hits); a warm L2 hits
     // on the misses too.
     m.h1 = past_l1 ? 0 : p.own_sector_after_use ? 1.0 : prof.l1_load_hit;
-    m.h2 = is_atomic ? warm_fraction
-           : is_store ? 1 - prof.store_writeback * (1 - warm_fraction)
-                      : prof.l2_read_hit + (1 - prof.l2_read_hit) * warm_fraction;
+    m.h2 = is_atomic ? l2.warm_fraction
+           : is_store ? 1 - prof.store_writeback * (1 - l2.warm_fraction)
+                      : prof.l2_read_hit + (1 - prof.l2_read_hit) * l2.warm_fraction;
     // A load whose address all the CTA's threads share: the warps walk its sectors in step,
     // so each sector the CTA misses on is found in flight by the other warps' first touches
     // (warps - 1 of them per miss), which wait for the fill like the miss (bench/corpus
@@ -326,9 +330,9 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
     if (!past_l1 && sharing > 1) m.h1_in_flight = std::min(m.h1, (sharing - 1) * (1 - m.h1));
   } else {
     assumed = true;
-    if (is_store || is_atomic) { m.h1 = 0; m.h2 = warm_fraction; }
+    if (is_store || is_atomic) { m.h1 = 0; m.h2 = l2.warm_fraction; }
     else {
-      m.h2 = warm_fraction;  // every requested sector is a first touch: warm data hit
+      m.h2 = l2.warm_fraction;  // every requested sector is a first touch: warm data hit
       double h1 = 0;
       if (!past_l1 && p.load_group >= 0 && p.sectors > 0) h1 = std::clamp(1.0 - p.group_footprint_sectors / p.sectors, 0.0, assume::max_assumed_l1_hit);
       m.h1 = h1;
@@ -344,10 +348,10 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const ArchTable
   if (is_store && p.has_profile) {
     // The L2 writes back: a store reaches DRAM once per sector the kernel dirties, whether or
     // not its line was in L2 (a read-modify-write of y in y = a*x + y still writes y back),
-    // unless the kernel's data stay resident across launches (warm_fraction).
+    // unless the kernel's data stay resident across launches (l2.warm_fraction).
     double profiled = p.l2_profiled();
     double first_writes = profiled > 0 ? static_cast<double>(p.l2_first_writes) / profiled : 1.0;
-    m.dram_sectors = sectors * first_writes * (1 - warm_fraction);
+    m.dram_sectors = sectors * first_writes * (1 - l2.warm_fraction);
   }
   return m;
 }
@@ -502,8 +506,7 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
   bool assumed = false;
   r.prof = profiled_rates(k.profiled_traffic, g.l2_bytes);
   if (r.prof.present) r.prof.l1_load_hit = detail::l1_hit_beside_own_sectors(k, an, r.prof);
-  const double grid_hold = grid_reuse_hold(an, g);
-  const double l2_window = window_l2_bytes(an, g, o);
+  const detail::GridL2 grid_l2{warm_fraction, grid_reuse_hold(an, g), window_l2_bytes(an, g, o)};
   if (r.prof.present) {
     ms.rates_profiled_on = k.profiled_traffic.gpu.empty() ? "the profiled GPU" : k.profiled_traffic.gpu;
     ms.profiled_l2_ratio = r.prof.l2_ratio;
@@ -514,7 +517,7 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
     const auto& p = an.pcs[i];
-    PcMemory& m = r.mem[i] = detail::pc_rates(s, p, g.arch_table(), g, o, assumed, warm_fraction, grid_hold, l2_window, r.prof, l1);
+    PcMemory& m = r.mem[i] = detail::pc_rates(s, p, g, o, assumed, grid_l2, r.prof, l1);
     if (global_like(s.space)) {
       m.l1_wavefronts = global_l1_wavefronts(detail::load_wavefronts(p, m.h1, l1_costs), p.partly_written_sectors, l1_costs.partial_sector_wavefronts);
       if (s.mem_op == MemOp::load) {
