@@ -1379,6 +1379,39 @@ TEST_CASE("counts-only input: hit rates and DRAM traffic come from the profile's
   CHECK(carried.memory.dram_write_bytes == doctest::Approx((1 - 0.6 * keep) * sectors * 32));
 }
 
+TEST_CASE("counts-only input: bulk copies carry the L2 reads the profile counted beyond its loads' L1 misses") {
+  // One producer warp in each of 132 CTAs issues 124 TMA loads of 16 KiB (512 sectors each);
+  // the page counts no sectors for them. The profile's L2 counted 1.5 read lookups for each of
+  // the 8,126,464 sectors (all missing: Hopper looks a missing sector up 1.5 times) and the
+  // DRAM read them once.
+  const double copies = 132 * 124, sectors = copies * 512;
+  ProfiledTraffic t;
+  t.present = true;
+  t.gpu = "NVIDIA H200";
+  t.l2_bytes = 60.0 * 1024 * 1024;
+  t.l2_read_sectors = 1.5 * sectors;
+  t.dram_read_bytes = sectors * 32;
+  auto kernel = [&](const char* copy) {
+    auto k = counted_kernel("tma", 160, 132, 32, {{copy, copies}, {"EXIT", 132 * 5}});
+    k->profiled_traffic = t;
+    return k;
+  };
+  auto h200 = GpuSpec::from_catalog(tables(), "h200");
+  REQUIRE(h200.arch_table().cachev("l2_read_lookups_per_miss") == 1.5);
+  const auto bulk = Predictor(kernel("UTMALDG.2D [UR8], [UR14]")).predict(h200);
+  CHECK(bulk.memory.dram_read_bytes == doctest::Approx(sectors * 32));
+  CHECK(bulk.memory.l2_bytes == doctest::Approx(sectors * 32));
+  CHECK(bulk.bounds.dram == doctest::Approx(sectors * 32 / (h200.dram_bandwidth_gbs * h200.dram_efficiency * 1e3) * h200.sm_clock_mhz));
+  // Read again from L2 by every CTA: one lookup a hit, 97 % of them; the rest from DRAM.
+  t.l2_read_hit_sectors = 0.97 * sectors;
+  t.l2_read_sectors = 0.97 * sectors + 1.5 * 0.03 * sectors;
+  const auto reused = Predictor(kernel("UTMALDG.2D [UR8], [UR14]")).predict(h200);
+  CHECK(reused.memory.l2_bytes == doctest::Approx(sectors * 32));
+  CHECK(reused.memory.dram_read_bytes == doctest::Approx(0.03 * sectors * 32));
+  // Without a bulk copy the remainder is not attributed (instruction and constant fetches).
+  CHECK(Predictor(kernel("NOP")).predict(h200).memory.l2_bytes == 0);
+}
+
 TEST_CASE("counts-only input: global atomics are bound by the profile's busiest L2 slice at one slice's measured rate") {
   // 4096 warps each reduce 32 lanes into a word 64 times; the profile counted 2.1 M ops on its
   // busiest L2 slice (a per-CTA histogram's bins crowd few slices).

@@ -101,6 +101,8 @@ inline const std::vector<ParamSpec>& param_schema() {
       {S::cache, "l2_line_bytes", "bytes", 32, 512, U::reference},
       {S::cache, "l2_assoc", "ways", 1, 128, U::required},
       {S::cache, "l2_usable_share", "of the nominal L2 capacity", 0.1, 1, U::reference},
+      {S::cache, "l2_read_lookups_per_miss", "L2 read lookups per sector that misses (one that hits: 1)", 1, 4, U::defaulted, 1,
+       "estimated: without a measurement the L2 looks up each sector once (measured 1.5 on sm_90 only, whose two L2 halves both look up half of the misses)"},
       {S::cache, "l1_shared_combined_kib", "KiB", 16, 1024, U::defaulted, 128,
        "seed: F0 Table 3.1, Volta's 128 KiB of unified L1 and shared memory per SM (sm_70.json)"},
       {S::cache, "shared_carveouts_kib", "KiB (a list)", 0, 1024, U::optional},  // check() requires the list itself

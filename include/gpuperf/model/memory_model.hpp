@@ -491,6 +491,32 @@ struct MemoryRates {
   ProfiledRates prof;
 };
 
+// Bulk copies from global to shared memory (TMA's UTMALDG, cp.async.bulk's UBLKCP): the L2
+// serves them a tile at a time, with no lane addresses, and a profile's page counts no sectors
+// for them (calibrate/tma_pipeline_probe.cu: 268 MB read from DRAM, none at its UTMALDG).
+inline bool is_bulk_copy(const StaticInstr& s) { return s.opcode.rfind("UTMALDG", 0) == 0 || s.opcode.rfind("UBLKCP", 0) == 0; }
+
+// A profiled kernel's bulk copies: their L2 sectors and their share that hits, on the profiled
+// GPU. The profile's L2 read lookups count a sector that hits once and one that misses
+// `lookups_per_miss` times (Hopper's two L2 halves), so the sectors the L2 served are the hits
+// plus the other lookups over that; the bulk copies' are those beyond the L1 misses of the
+// loads the page attributes to instructions (`load_l2_sectors`). None where the kernel runs no
+// bulk copy (the remainder is then other traffic: instruction and constant fetches).
+struct BulkCopyTraffic {
+  double sectors = 0, hit = 0;
+};
+inline BulkCopyTraffic bulk_copy_traffic(const Kernel& k, const ProfiledTraffic& t, double load_l2_sectors, double lookups_per_miss) {
+  BulkCopyTraffic b;
+  if (!t.present || !(t.l2_read_sectors > 0) ||
+      std::none_of(k.program.begin(), k.program.end(), [](const StaticInstr& s) { return is_bulk_copy(s) && s.warp_executed > 0; }))
+    return b;
+  const double hits = std::min(t.l2_read_hit_sectors, t.l2_read_sectors);
+  const double served = hits + (t.l2_read_sectors - hits) / std::max(1.0, lookups_per_miss);
+  b.sectors = std::max(0.0, served - load_l2_sectors);
+  b.hit = served > 0 ? hits / served : 0.0;
+  return b;
+}
+
 // Dirty bytes a kernel started on a cold L2 leaves in it, written back after it ends: none of a
 // kernel launched back to back, whose predecessor's dirty lines it evicts and writes back in
 // their place (or overwrites, where its data fit: warm_fraction).
@@ -553,6 +579,23 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
       ms.shared_requests += p.requests;
       ms.shared_wavefronts += p.wavefronts;
     }
+  }
+  // Bulk copies from a profile: their sectors over their PCs by executions, the hit share carried
+  // over to the target's L2 as the loads' rate is (profiled_rates), warm for a launch back to back.
+  if (const BulkCopyTraffic bulk = bulk_copy_traffic(k, k.profiled_traffic, l2_w, g.arch_table().cachev("l2_read_lookups_per_miss"));
+      bulk.sectors > 0) {
+    double executions = 0;
+    for (const auto& s : k.program) if (is_bulk_copy(s)) executions += static_cast<double>(s.warp_executed);
+    const double kept = std::min(1.0, r.prof.l2_ratio) * bulk.hit;
+    const double h2 = kept + (1 - kept) * warm_fraction;
+    for (std::size_t i = 0; i < k.program.size(); ++i)
+      if (is_bulk_copy(k.program[i]) && executions > 0) {
+        r.mem[i].l2_sectors = bulk.sectors * static_cast<double>(k.program[i].warp_executed) / executions;
+        r.mem[i].dram_sectors = r.mem[i].l2_sectors * (1 - h2);
+        r.mem[i].h2 = h2;
+      }
+    ms.l2_bytes += bulk.sectors * assume::sector_bytes;
+    ms.dram_read_bytes += bulk.sectors * (1 - h2) * assume::sector_bytes;
   }
   // The L2 keeps the last of the dirtied sectors when the kernel ends (a cold start): only those
   // past that share are written back during it. Stores whose rates come from a profile are left
