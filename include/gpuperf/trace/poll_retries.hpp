@@ -102,11 +102,19 @@ inline void discount_poll_retries(Kernel& k) {
   PollRetries& pr = k.poll_retries;
   if (pr.discounted || pr.dropped_total == 0 || k.cta_work.empty()) return;
   pr.discounted = true;
-  // The share of the traced CTAs' counted work that is not retries.
+  // The share of the traced CTAs' counted work that is not retries (runs and traced CTAs are
+  // both in linear order: one walk, not a lookup of the runs per CTA).
   double traced_counted = 0, lost = 0;
-  for (const auto& [cta, n] : pr.dropped) {
-    traced_counted += static_cast<double>(cta_work_of(k.cta_work, cta));
-    lost += static_cast<double>(n);
+  {
+    std::uint64_t first = 0;
+    auto traced = pr.dropped.begin();
+    for (const auto& run : k.cta_work) {
+      for (; traced != pr.dropped.end() && traced->first < first + run.ctas; ++traced) {
+        traced_counted += static_cast<double>(run.warp_instructions);
+        lost += static_cast<double>(traced->second);
+      }
+      first += run.ctas;
+    }
   }
   const double keep = traced_counted > lost ? (traced_counted - lost) / traced_counted : 1.0;
   std::vector<CtaWorkRun> out;
