@@ -234,7 +234,10 @@ class AccelSimKernelReader {
           if (!in_tb) throw ParseError(lr_.path(), ln, 1, "expected #BEGIN_TB before #END_TB");
           check_count(expect_insts, got_insts, ln);
           in_tb = false; cur_stream = nullptr;
-          if (hdr_.tracer_version >= 3) drop_poll_retries(k, block_first_warp, saw_poll_);
+          if (hdr_.tracer_version >= 3) {
+            if (saw_poll_) drop_poll_retries(k, block_first_warp);
+            else tally_traced_ctas(k, block_first_warp);
+          }
           if (sink && hdr_.tracer_version >= 3) {
             if (!raw_order.empty())
               throw ParseError(lr_.path(), ln, 1, "expected CTA blocks only: this trace also has raw instruction lines outside #BEGIN_TB/#END_TB");
@@ -336,7 +339,8 @@ class AccelSimKernelReader {
         all.insert(all.end(), v.begin(), v.end());
       }
       k.dyn.swap(all);
-      drop_poll_retries(k, 0, saw_poll_);
+      if (saw_poll_) drop_poll_retries(k, 0);
+      else tally_traced_ctas(k, 0);
     } else {
       // Remove warps with no instructions (a "warp =" line followed by insts = 0).
       std::vector<WarpStream> kept;

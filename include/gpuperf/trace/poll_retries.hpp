@@ -44,18 +44,20 @@ inline bool fits_poll_loop(const StaticInstr& s, const DynInstr& d) {
   return is_barrier_poll(s) || s.opcode.rfind("SYNCS", 0) != 0;
 }
 
+// Tallies the CTAs of warps [first_warp, end) of k as traced, none of their instructions
+// dropped: a block read before the kernel's first poll (discount_poll_retries must know every
+// traced CTA, not only those that lost retries).
+inline void tally_traced_ctas(Kernel& k, std::size_t first_warp) {
+  for (std::size_t w = first_warp; w < k.warps.size(); ++w) k.poll_retries.dropped.emplace(linear_cta(k.warps[w].cta, k.launch.grid), 0);
+}
+
 // Drops the retry iterations of barrier polls from warps [first_warp, end) of k, which hold
 // consecutive instructions at the end of k.dyn: when a warp polls at the same PC again after no
 // more than kMaxPollLoopInstructions instructions that fit a poll loop, the earlier iteration
 // (that poll up to this one) is dropped. Each dropped instruction leaves its PC's counts; each
 // warp's CTA is tallied in k.poll_retries (0 where none dropped). Returns the instructions dropped.
-// `polls`: whether the kernel's PCs read so far hold a poll; without, the CTAs are only tallied.
-inline std::uint64_t drop_poll_retries(Kernel& k, std::size_t first_warp, bool polls = true) {
+inline std::uint64_t drop_poll_retries(Kernel& k, std::size_t first_warp) {
   if (first_warp >= k.warps.size()) return 0;
-  if (!polls) {
-    for (std::size_t w = first_warp; w < k.warps.size(); ++w) k.poll_retries.dropped.emplace(linear_cta(k.warps[w].cta, k.launch.grid), 0);
-    return 0;
-  }
   std::uint64_t out = k.warps[first_warp].begin, dropped_all = 0;
   for (std::size_t w = first_warp; w < k.warps.size(); ++w) {
     WarpStream& ws = k.warps[w];
