@@ -145,6 +145,20 @@ std::string sampled_trace_header(const std::string& name, unsigned grid_x, unsig
   return t.str();
 }
 
+// A one-warp CTA's block up to its instructions: CTA (x, y) making `instructions` of them.
+void one_warp_cta(std::ostream& t, unsigned x, unsigned y, std::uint64_t instructions) {
+  t << "\nthread block = " << x << "," << y << ",0\n\nwarp = 0\ninsts = " << instructions << "\n";
+}
+
+// A traced load at PC 0x10 (R4 from [R2]) of `width` bytes a lane: its active mask and the
+// addresses of its `lanes` active lanes, address(l) for lane l.
+template <class Address>
+void load_line(std::ostream& t, const std::string& mask, const char* opcode, unsigned width, int lanes, Address address) {
+  t << "0010 " << mask << " 1 R4 " << opcode << " 1 R2 " << width << " 0" << std::hex;
+  for (int l = 0; l < lanes; ++l) t << " 0x" << address(l);
+  t << std::dec << " 0\n";
+}
+
 // The first 8 CTAs of a (grid_x, grid_y) grid, one warp each. `table`: each CTA reads the same
 // 64 sectors once (a table every CTA reads); else each makes `own_requests` requests over 32
 // sectors of its own in turn, cycling through 2048 (64 KiB): the default 128 read them twice,
@@ -154,12 +168,10 @@ Kernel ctas_reading(unsigned grid_x, unsigned grid_y, bool table, int own_reques
   t << sampled_trace_header("reading", grid_x, grid_y, 8);
   const int requests = table ? 2 : own_requests;
   for (unsigned c = 0; c < 8; ++c) {
-    t << "\nthread block = " << c % grid_x << "," << c / grid_x << ",0\n\nwarp = 0\ninsts = " << requests + 1 << "\n";
+    one_warp_cta(t, c % grid_x, c / grid_x, requests + 1);
     for (int r = 0; r < requests; ++r) {
       const std::uint64_t base = table ? 0x100000ull + 1024ull * r : 0x10000000ull + 0x100000ull * c + 1024ull * (r % own_kib);
-      t << "0010 ffffffff 1 R4 " << opcode << " 1 R2 4 0" << std::hex;
-      for (int l = 0; l < 32; ++l) t << " 0x" << base + 32ull * l;
-      t << std::dec << " 0\n";
+      load_line(t, "ffffffff", opcode, 4, 32, [&](int l) { return base + 32ull * l; });
     }
     t << "fff0 ffffffff 0 EXIT 0 0 0\n";
   }
@@ -843,7 +855,7 @@ Kernel serial_read_of_grid_stores(unsigned grid_x, unsigned delay, unsigned firs
   const std::uint64_t out = 0x10000000;
   for (unsigned c = 0; c < 4; ++c) {
     const unsigned reads = 4 * read_ctas;
-    t << "\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = " << delay + 1 + 2 * reads + 1 << "\n";
+    one_warp_cta(t, c, 0, delay + 1 + 2 * reads + 1);
     std::ostringstream store, read;
     for (unsigned i = 0; i < delay; ++i) store << "0008 ffffffff 1 R9 IADD3 2 R9 R9 0 0\n";
     store << "0010 ffffffff 0 STG.E.64 2 R2 R4 8 0" << std::hex;
@@ -926,12 +938,10 @@ Kernel ctas_looking_up(bool drawn, unsigned grid_y = 1) {
   std::uint64_t seed = 11;
   auto rnd = [&]() { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
   for (unsigned c = 0; c < 8; ++c) {
-    t << "\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = 5\n";
-    for (int r = 0; r < 4; ++r) {
-      t << "0010 ffffffff 1 R4 LDG.E 1 R2 4 0" << std::hex;
-      for (int l = 0; l < 32; ++l) t << " 0x" << (drawn ? 0x10000000ull + 32ull * (rnd() % (128 * 1024)) : 0x40000000ull + 4096ull * c + 1024ull * r + 32ull * l);
-      t << std::dec << " 0\n";
-    }
+    one_warp_cta(t, c, 0, 5);
+    for (int r = 0; r < 4; ++r)
+      load_line(t, "ffffffff", "LDG.E", 4, 32,
+                [&](int l) { return drawn ? 0x10000000ull + 32ull * (rnd() % (128 * 1024)) : 0x40000000ull + 4096ull * c + 1024ull * r + 32ull * l; });
     t << "fff0 ffffffff 0 EXIT 0 0 0\n";
   }
   t << "#END_TB\n";
@@ -1034,12 +1044,8 @@ Kernel ctas_gathering(unsigned grid, std::uint64_t table_sectors, int lanes) {
   auto rnd = [&]() { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 20; };
   const std::string mask = lanes >= 32 ? "ffffffff" : [&] { std::ostringstream m; m << std::hex << ((1u << lanes) - 1); return m.str(); }();
   for (unsigned c = 0; c < 8; ++c) {
-    t << "\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = 33\n";
-    for (int r = 0; r < 32; ++r) {
-      t << "0010 " << mask << " 1 R4 LDG.E 1 R2 4 0" << std::hex;
-      for (int l = 0; l < lanes; ++l) t << " 0x" << 0x10000000ull + 32ull * (rnd() % table_sectors);
-      t << std::dec << " 0\n";
-    }
+    one_warp_cta(t, c, 0, 33);
+    for (int r = 0; r < 32; ++r) load_line(t, mask, "LDG.E", 4, lanes, [&](int) { return 0x10000000ull + 32ull * (rnd() % table_sectors); });
     t << "fff0 ffffffff 0 EXIT 0 0 0\n";
   }
   t << "#END_TB\n";
@@ -1080,14 +1086,10 @@ Kernel ctas_reading_twice(unsigned grid, bool own) {
   t << sampled_trace_header("twice", grid, 1, 8);
   const std::uint64_t bytes = 128 * 1024, requests = bytes / 512;
   for (unsigned c = 0; c < 8; ++c) {
-    t << "\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = " << 2 * requests + 1 << "\n";
+    one_warp_cta(t, c, 0, 2 * requests + 1);
     const std::uint64_t base = 0x10000000ull + (own ? bytes * c : 0);
     for (int pass = 0; pass < 2; ++pass)
-      for (std::uint64_t r = 0; r < requests; ++r) {
-        t << "0010 ffffffff 1 R4 LDG.E.128 1 R2 16 0" << std::hex;
-        for (int l = 0; l < 32; ++l) t << " 0x" << base + 512 * r + 16 * l;
-        t << std::dec << " 0\n";
-      }
+      for (std::uint64_t r = 0; r < requests; ++r) load_line(t, "ffffffff", "LDG.E.128", 16, 32, [&](int l) { return base + 512 * r + 16 * l; });
     t << "fff0 ffffffff 0 EXIT 0 0 0\n";
   }
   t << "#END_TB\n";
