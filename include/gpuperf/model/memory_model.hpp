@@ -128,20 +128,23 @@ inline L1Sharing l1_sharing(const KernelAnalysis& an, const GpuSpec& g, const Oc
   return l;
 }
 
-// How a sample's first touches in L2 fare in the grid (pc_rates): `found` of them are sectors
-// another CTA reads or writes, each held by the L2 with probability `hold` (grid_reuse_hold);
-// the rest stay first touches, which hit only where the previous launch left them (`warm`).
-struct GridFirstTouches {
-  double found = 0, hold = 1, warm = 0;
+// The grid-level L2 terms every PC's rates read (memory_rates computes them once per launch).
+struct GridL2 {
+  double warm_fraction = 0;  // share of first-touch L2 misses that hit because the data are resident
+                             // from a previous launch (warm_l2_fraction; 0 for cold runs)
+  double hold = 1;           // share of the grid's cross-CTA reuses the L2 still holds (grid_reuse_hold)
+  double window_bytes = 0;   // the L2 capacity a profile's own reuse distances are compared with (window_l2_bytes)
 };
 
 // A traced load's hit rates as whole requests: a warp's load waits for its last sector, so
 // where a request's sectors miss apart (a gather over many lines, some of them held) requests
 // miss more often than sectors. L1: the miss share is scaled by the profile's request-to-sector
 // miss ratio at that capacity. L2: a request hits where its reused sectors do (the profile's
-// request hits) and each line of its first touches is found in the grid: a request reads data
-// other CTAs share or data of its own, so `found` is taken per request, but each of its lines
-// is held apart (a table looked up at random loses each line on its own: HeCBench xsbench's
+// request hits) and each line of its first touches is found in the grid: `found` of a sample's
+// first touches are sectors another CTA reads or writes, each held by the L2 with probability
+// l2.hold, the rest stay first touches, which hit only where the previous launch left them
+// (l2.warm_fraction). A request reads data other CTAs share or data of its own, so `found` is
+// taken per request, but each of its lines is held apart (a table looked up at random loses each line on its own: HeCBench xsbench's
 // binary search, 11 lines a request, hit L2 on 92 % of sectors and waited on DRAM in about
 // 40 % of its requests, where the sector-proportional rule gave 7 %). h1: the PC's L1 sector
 // hit rate (h1_own, of its CTA's own reuses alone); h2all: the share of its accesses found in
@@ -149,7 +152,7 @@ struct GridFirstTouches {
 struct RequestHits {
   double h1 = 0, h2 = 0;
 };
-inline double grid_request_l2_hit(const PcStats& p, double request_hit_own, const GridFirstTouches& t) {
+inline double grid_request_l2_hit(const PcStats& p, double request_hit_own, double found_share, const GridL2& l2) {
   double requests = static_cast<double>(p.l2_request_cold);
   for (auto n : p.l2_request_hist) requests += static_cast<double>(n);
   if (!(requests > 0)) return request_hit_own;
@@ -160,11 +163,12 @@ inline double grid_request_l2_hit(const PcStats& p, double request_hit_own, cons
   double found = 0;
   for (std::size_t lines = 1; lines <= PcStats::kMaxColdLines; ++lines)
     found += static_cast<double>(p.l2_request_cold_lines[lines]) *
-             (t.found * std::pow(t.hold, static_cast<double>(lines)) + (1 - t.found) * t.warm);
+             (found_share * std::pow(l2.hold, static_cast<double>(lines)) + (1 - found_share) * l2.warm_fraction);
   return std::clamp(request_hit_own + reuse_hit * found / requests, 0.0, 1.0);
 }
-inline RequestHits whole_request_hits(const PcStats& p, const ArchTable& a, const GpuSpec& g, double l2_window_bytes, const L1Sharing& l1,
-                                      bool through_l1, double h1, double h1_own, const GridFirstTouches& first_touches) {
+inline RequestHits whole_request_hits(const PcStats& p, const GpuSpec& g, const GridL2& l2, const L1Sharing& l1, bool through_l1, double h1,
+                                      double h1_own, double found_share) {
+  const ArchTable& a = g.arch_table();
   const double block = a.cachev("sector_bytes");
   auto request_miss_ratio = [](double sector_hit, double request_hit) { return sector_hit < 1 ? std::max(1.0, (1 - request_hit) / (1 - sector_hit)) : 1.0; };
   // Requests reuse what their CTA used last at the window's share of the L2, what another CTA
@@ -176,9 +180,9 @@ inline RequestHits whole_request_hits(const PcStats& p, const ArchTable& a, cons
   }
   const double shared_share = reuses > 0 ? std::min(1.0, shared / reuses) : 0.0;
   const double request_l2_own =
-      (1 - shared_share) * hit_rate(p.l2_request_hist, p.l2_request_cold, l2_window_bytes, block, a.cachev("l2_assoc")) +
+      (1 - shared_share) * hit_rate(p.l2_request_hist, p.l2_request_cold, l2.window_bytes, block, a.cachev("l2_assoc")) +
       shared_share * hit_rate(p.l2_request_hist, p.l2_request_cold, g.l2_bytes, block, a.cachev("l2_assoc"));
-  const double all_miss = 1 - grid_request_l2_hit(p, request_l2_own, first_touches);
+  const double all_miss = 1 - grid_request_l2_hit(p, request_l2_own, found_share, l2);
   RequestHits r;
   r.h1 = h1;
   if (through_l1 && p.l1_profiled() > 0) {
@@ -219,14 +223,6 @@ inline double l2_profile_hit_rate(const PcStats& p, double own_bytes, double sha
   if (!(total > 0)) return 0;
   return (expected_hits(own, own_bytes, block, assoc) + expected_hits(p.l2_cross_cta_hist, shared_bytes, block, assoc)) / total;
 }
-
-// The grid-level L2 terms every PC's rates read (memory_rates computes them once per launch).
-struct GridL2 {
-  double warm_fraction = 0;  // share of first-touch L2 misses that hit because the data are resident
-                             // from a previous launch (warm_l2_fraction; 0 for cold runs)
-  double hold = 1;           // share of the grid's cross-CTA reuses the L2 still holds (grid_reuse_hold)
-  double window_bytes = 0;   // the L2 capacity a profile's own reuse distances are compared with (window_l2_bytes)
-};
 
 // Hit rates and traffic of one PC (what depends on the cache sizes, never on a latency).
 // prof: hit rates from the input's profiled memory counters (counts-only inputs), used where
@@ -283,8 +279,7 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const GpuSpec& 
     m.h2_request = m.h2;
     if (s.mem_op == MemOp::load) {
       const double first = static_cast<double>(p.l2_cold);
-      const GridFirstTouches touches{first > 0 ? (shared + written) / first : 0.0, l2.hold, l2.warm_fraction};
-      const RequestHits r = whole_request_hits(p, a, g, l2.window_bytes, l1, !past_l1, h1, h1_own, touches);
+      const RequestHits r = whole_request_hits(p, g, l2, l1, !past_l1, h1, h1_own, first > 0 ? (shared + written) / first : 0.0);
       m.h1_request = r.h1;
       m.h2_request = r.h2;
     }
