@@ -499,12 +499,14 @@ inline bool is_bulk_copy(const StaticInstr& s) { return s.opcode.rfind("UTMALDG"
 // bulk copy (the remainder is then other traffic: instruction and constant fetches).
 struct BulkCopyTraffic {
   double sectors = 0, hit = 0;
+  double executions = 0;  // the bulk copies' warp executions, over which the sectors are shared
 };
 inline BulkCopyTraffic bulk_copy_traffic(const Kernel& k, const ProfiledTraffic& t, double load_l2_sectors, double lookups_per_miss) {
   BulkCopyTraffic b;
-  if (!t.present || !(t.l2_read_sectors > 0) ||
-      std::none_of(k.program.begin(), k.program.end(), [](const StaticInstr& s) { return is_bulk_copy(s) && s.warp_executed > 0; }))
-    return b;
+  if (!t.present || !(t.l2_read_sectors > 0)) return b;
+  for (const auto& s : k.program)
+    if (is_bulk_copy(s)) b.executions += static_cast<double>(s.warp_executed);
+  if (!(b.executions > 0)) return b;
   const double hits = std::min(t.l2_read_hit_sectors, t.l2_read_sectors);
   const double served = hits + (t.l2_read_sectors - hits) / std::max(1.0, lookups_per_miss);
   b.sectors = std::max(0.0, served - load_l2_sectors);
@@ -579,13 +581,11 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
   // over to the target's L2 as the loads' rate is (profiled_rates), warm for a launch back to back.
   if (const BulkCopyTraffic bulk = bulk_copy_traffic(k, k.profiled_traffic, l2_w, g.arch_table().cachev("l2_read_lookups_per_miss"));
       bulk.sectors > 0) {
-    double executions = 0;
-    for (const auto& s : k.program) if (is_bulk_copy(s)) executions += static_cast<double>(s.warp_executed);
     const double kept = std::min(1.0, r.prof.l2_ratio) * bulk.hit;
     const double h2 = kept + (1 - kept) * warm_fraction;
     for (std::size_t i = 0; i < k.program.size(); ++i)
-      if (is_bulk_copy(k.program[i]) && executions > 0) {
-        r.mem[i].l2_sectors = bulk.sectors * static_cast<double>(k.program[i].warp_executed) / executions;
+      if (is_bulk_copy(k.program[i])) {
+        r.mem[i].l2_sectors = bulk.sectors * static_cast<double>(k.program[i].warp_executed) / bulk.executions;
         r.mem[i].dram_sectors = r.mem[i].l2_sectors * (1 - h2);
         r.mem[i].h2 = h2;
       }
