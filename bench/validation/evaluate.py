@@ -60,12 +60,15 @@ def measurement_valid(m, target):
 
 
 def report(gpuperf, inputs, gpu, target):
-    """launch id -> kernel JSON of `gpuperf report --json`, or {} (with the error) on failure."""
+    """launch id -> kernel JSON of `gpuperf report --json`, or {} (with the error) on failure.
+    The id is the one the input records (a trace header's kernel id), which is the manifest's
+    launch number even where a kernels list leaves out a trace the tracer never wrote; the
+    position in the input would pair the following traces with the wrong measurements."""
     r = subprocess.run([gpuperf, "report", *inputs, "--gpu", gpu, "--target", target, "--json", "-q"], capture_output=True, text=True)
     if r.returncode != 0:
         return {}, r.stderr.strip().splitlines()[-1:] or ["exit %d" % r.returncode]
     doc = json.loads(r.stdout)
-    return {k["launch_id"]: k for k in doc["kernels"]}, []
+    return {k["input_launch_id"] or k["launch_id"]: k for k in doc["kernels"]}, []
 
 
 @functools.lru_cache(maxsize=None)  # each trace is asked about once per target GPU

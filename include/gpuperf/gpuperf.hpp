@@ -32,9 +32,10 @@
 namespace gpuperf {
 
 // One identity per launch in every view: its 1-based position in the input (as --kernel and
-// sweep number it) and its demangled name.
+// sweep number it), the id its input gives it and its demangled name.
 inline void identify(KernelReport& r, const LaunchConfig& launch, std::size_t position) {
   r.launch_id = static_cast<std::uint32_t>(position);
+  r.input_launch_id = launch.id;
   r.name = demangle(launch.name);
 }
 

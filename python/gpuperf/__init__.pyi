@@ -34,6 +34,7 @@ class KernelResult:
     bottleneck: str
     name: str
     launch_id: int
+    input_launch_id: int
     warnings: List[str]
     @property
     def stalls(self) -> Dict[str, float]: ...

@@ -1,6 +1,9 @@
 // The C++ API as an autotuner uses it: load once, predict for many GPU specs, from many threads.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -100,6 +103,41 @@ TEST_CASE("one kernel identity: launch id = position in the input, demangled nam
   CHECK_THROWS_WITH_AS(s.select("foo("), doctest::Contains("neither a launch id nor a valid regular expression"), ArgumentError);
   Session d = devsample();
   CHECK(d.select("sgemm_(naive|smem)").size() == d.select("sgemm_naive").size() + d.select("sgemm_smem").size());
+  // The trace's own id is kept beside the position, and shown where the two differ.
+  CHECK(r.kernels[0].input_launch_id == 3);
+  CHECK(to_json(r)["kernels"][0]["input_launch_id"] == 3);
+  CHECK(to_text(r).find("Kernel 1 (launch 3 in the input): foo(float*)") != std::string::npos);
+}
+
+TEST_CASE("a kernels list missing a launch: each report keeps its trace's launch id") {
+  // The tracer once listed a launch it never wrote (its program was cut off), and the list left
+  // it out: the traces after it were numbered one lower by position, and the validation paired
+  // each with the measurement of the launch before it (a 5.6x error that was the wrong kernel's).
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("gpuperf_api_gap_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ifstream in(kFix + "/accelsim/v5_modes.traceg");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string body = text.str();
+  REQUIRE(body.find("-kernel id = 1\n") != std::string::npos);
+  for (int id : {1, 2, 4}) {
+    std::string t = body;
+    t.replace(t.find("-kernel id = 1\n"), 15, "-kernel id = " + std::to_string(id) + "\n");
+    std::ofstream(dir / ("kernel-" + std::to_string(id) + ".traceg")) << t;
+  }
+  std::ofstream(dir / "kernelslist.g") << "kernel-1.traceg\nkernel-2.traceg\nkernel-4.traceg\n";
+  Session s(load((dir / "kernelslist.g").string()));
+  auto r = s.predict(GpuSpec::from_catalog(Tables::load_default(), "h100"));
+  fs::remove_all(dir);
+  REQUIRE(r.kernels.size() == 3);
+  CHECK(r.kernels[1].launch_id == 2);
+  CHECK(r.kernels[1].input_launch_id == 2);
+  CHECK(r.kernels[2].launch_id == 3);        // --kernel 3 selects it, by position
+  CHECK(r.kernels[2].input_launch_id == 4);  // the trace's own id, which the validation joins on
+  CHECK(to_json(r)["kernels"][2]["input_launch_id"] == 4);
+  CHECK(to_text(r).find("Kernel 3 (launch 4 in the input): kernel(float*, float*)") != std::string::npos);
+  CHECK(to_text(r).find("Kernel 2: kernel(float*, float*)") != std::string::npos);
 }
 
 TEST_CASE("the model never needs the measurement: predictions are identical without it") {

@@ -26,6 +26,7 @@ inline KernelReport identify(const Kernel& k, const GpuSpec& g) {
   KernelReport rep;
   rep.name = k.launch.name;
   rep.launch_id = k.launch.id;
+  rep.input_launch_id = k.launch.id;
   rep.input_format = k.format;
   rep.gpu = g.name;
   rep.arch = g.arch;

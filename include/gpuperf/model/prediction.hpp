@@ -146,7 +146,11 @@ struct MemoryStats {
 
 struct KernelReport {
   std::string name;
-  std::uint32_t launch_id = 0;
+  std::uint32_t launch_id = 0;        // 1-based position in the input (what --kernel N selects)
+  // The launch's id as its input records it (a trace header's kernel id, an Nsight Compute ID + 1;
+  // 0: none). It differs from launch_id where the input leaves launches out, as a kernels list
+  // missing a trace the tracer never wrote.
+  std::uint32_t input_launch_id = 0;
   SourceFormat input_format = SourceFormat::unknown;
   std::string gpu, arch;
   Mode mode = Mode::bounds;

@@ -15,6 +15,7 @@ GPUPERF_FUNC nlohmann::json to_json(const KernelReport& k) {
   json j;
   j["name"] = k.name;
   j["launch_id"] = k.launch_id;
+  j["input_launch_id"] = k.input_launch_id;
   j["input_format"] = to_string(k.input_format);
   j["gpu"] = k.gpu;
   j["arch"] = k.arch;

@@ -18,7 +18,9 @@ GPUPERF_FUNC std::string to_text(const KernelReport& k, bool per_pc, std::size_t
   auto line = [&](const std::string& key, const std::string& val) {
     o << "  " << key << std::string(key.size() < 22 ? 22 - key.size() : 1, ' ') << val << "\n";
   };
-  o << "Kernel " << k.launch_id << ": " << k.name << "\n";
+  o << "Kernel " << k.launch_id;
+  if (k.input_launch_id && k.input_launch_id != k.launch_id) o << " (launch " << k.input_launch_id << " in the input)";
+  o << ": " << k.name << "\n";
   line("GPU", k.gpu + " (" + k.arch + ", " + fmtd("%.0f MHz", k.sm_clock_mhz) + ")");
   line("input", std::string(to_string(k.input_format)) + ", " + to_string(k.mode) + " model");
   std::string t = fmtd("%.2f us", k.time_us) + (k.target == Target::duration ? "  kernel duration" : "  per launch, back to back");
