@@ -107,6 +107,11 @@ def trace_inputs(d):
     return [os.path.join(d, "traces", "kernelslist.g")] + ([counts] if os.path.exists(counts) else []) + listing_input(d)
 
 
+def shape_known(dim3):
+    """Whether a manifest grid or block was recorded ((0, 0, 0): its profile failed)."""
+    return dim3 not in ("", "(0, 0, 0)")
+
+
 def load_manifest():
     manifest = list(csv.DictReader(open(os.path.join(HERE, "manifest.csv"))))
     by_key = {(r["gpu"], r["suite"], r["program"], int(r["launch"])): r for r in manifest}
@@ -147,8 +152,13 @@ def predict_rows(gpuperf, splits, jobs, targets=TARGETS):
             if not measured or not measurement_valid(m, target):
                 continue
             inp = by_key.get((src, suite, program, launch))
-            # The same launch of the same command on both GPUs, else no cross prediction.
+            # The same launch of the same command on both GPUs, else no cross prediction. A launch
+            # whose grid or block differs (a data-dependent grid: the H100 run of Parboil histo
+            # crashed and launched its main kernel over 14x67 CTAs, the H200 run over 14x23) is
+            # other work, not the same launch; (0, 0, 0) is a launch whose shape went unrecorded.
             if not inp or inp["command"] != m["command"] or inp["kernel"] != m["kernel"]:
+                continue
+            if any(shape_known(inp[c]) and shape_known(m[c]) and inp[c] != m[c] for c in ("grid", "block")):
                 continue
             truncated = path.startswith("trace") and bool(inp["trace"]) and trace_truncated(os.path.join(HERE, inp["trace"]))
             k = kernels.get(launch)
