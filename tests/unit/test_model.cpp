@@ -1412,6 +1412,80 @@ TEST_CASE("counts-only input: bulk copies carry the L2 reads the profile counted
   CHECK(Predictor(kernel("NOP")).predict(h200).memory.l2_bytes == 0);
 }
 
+TEST_CASE("profiled_sm_excess: the busiest sub-partition's instructions over an even placement's") {
+  ProfiledTraffic t;
+  t.present = true;
+  t.sms = 132;
+  t.mean_subpartition_instructions = 1000;
+  // A persistent grid, one CTA of 12 warps on each SM, 3 warps a sub-partition: placed evenly,
+  // the busiest sub-partition runs the mean. CUTLASS's fp8 grouped GEMM ran 3.49x it (its tiles
+  // went to 30 of its CTAs).
+  t.busiest_subpartition_instructions = 3490;
+  CHECK(profiled_sm_excess(t, 132, 12, 1, 4) == doctest::Approx(3.49));
+  // 20 CTAs of 16 warps leave 112 SMs idle: the busiest sub-partition runs 4 warps against a
+  // mean of 20 * 16 / 528 warps, 6.6x by placement alone; measured 13.2x is 2x over it.
+  t.busiest_subpartition_instructions = 1000 * 2 * 4 / (20.0 * 16 / 528);
+  CHECK(profiled_sm_excess(t, 20, 16, 2, 4) == doctest::Approx(2.0));
+  // 133 CTAs of 4 warps: one SM runs two, the busiest sub-partition 2 warps against 1.0076.
+  t.busiest_subpartition_instructions = 1000 * 2 / (133 * 4 / 528.0);
+  CHECK(profiled_sm_excess(t, 133, 4, 2, 4) == doctest::Approx(1.0));
+  // Below the even spread (an idle sub-partition's mean): never under 1.
+  t.busiest_subpartition_instructions = 1000;
+  CHECK(profiled_sm_excess(t, 20, 16, 2, 4) == 1.0);
+  // More CTAs than the SMs hold at once: CTAs go to whichever SM frees first, no bound.
+  t.busiest_subpartition_instructions = 3490;
+  CHECK(profiled_sm_excess(t, 132 * 3, 12, 2, 4) == 1.0);
+  // A profile without the columns.
+  t.mean_subpartition_instructions = 0;
+  CHECK(profiled_sm_excess(t, 132, 12, 1, 4) == 1.0);
+}
+
+TEST_CASE("counts-only input: the busiest SM's share of the profiled instructions bounds the kernel") {
+  // 132 CTAs of 12 warps, one to an SM, each warp running a dependent FFMA loop 1000 times.
+  const double warps = 132 * 12;
+  auto kernel = [&](double busiest_over_mean) {
+    auto k = counted_kernel("persistent", 384, 132, 64,
+                            {{"FFMA R2, R2, R3, R4", warps * 1000}, {"ISETP.NE.AND P0, PT, R5, RZ, PT", warps * 1000},
+                             {"@P0 BRA 0x0", warps * 1000, 0}, {"EXIT", warps}});
+    ProfiledTraffic t;
+    t.present = true;
+    t.gpu = "NVIDIA H100 80GB HBM3";
+    t.l2_bytes = 50.0 * 1024 * 1024;
+    t.sms = 132;
+    t.mean_subpartition_instructions = warps * 3001 / 528;
+    t.busiest_subpartition_instructions = busiest_over_mean * t.mean_subpartition_instructions;
+    k->profiled_traffic = t;
+    return k;
+  };
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  const auto even = Predictor(kernel(1.0)).predict(h100);
+  const auto uneven = Predictor(kernel(3.0)).predict(h100);
+  // The busiest SM runs 3x the average SM's loop: its issue slots and its warps' chains are 3x
+  // the average's, and its 27,009 issues (3 warps of 3001 a sub-partition, 3x) set the time.
+  CHECK(even.cycles == doctest::Approx(9594).epsilon(0.01));
+  CHECK(uneven.bounds.issue == doctest::Approx(3 * even.bounds.issue));
+  CHECK(uneven.bounds.issue == doctest::Approx(27009));
+  CHECK(uneven.bounds.latency == doctest::Approx(3 * even.bounds.latency));
+  CHECK(uneven.cycles == doctest::Approx(uneven.bounds.issue));
+  // One warp a sub-partition: the chain, not the issue, is the bound, and the busiest SM's
+  // chain runs 3x the average warp's.
+  auto lone = [&](double busiest_over_mean) {
+    auto k = kernel(busiest_over_mean);
+    k->launch.block.x = 128;  // the same loop counts over 4 warps a CTA: each runs 3x the iterations
+    return k;
+  };
+  const auto lone_even = Predictor(lone(1.0)).predict(h100), lone_uneven = Predictor(lone(3.0)).predict(h100);
+  REQUIRE(lone_even.bounds.latency > 1.5 * lone_even.bounds.issue);
+  CHECK(lone_uneven.cycles == doctest::Approx(lone_uneven.bounds.latency));
+  CHECK(lone_uneven.cycles == doctest::Approx(3 * lone_even.cycles).epsilon(0.05));
+  // The same spread over three waves of CTAs is no bound.
+  auto waves = kernel(3.0);
+  waves->launch.grid.x = 132 * 3 * 16;
+  auto waves_even = kernel(1.0);
+  waves_even->launch.grid.x = 132 * 3 * 16;
+  CHECK(Predictor(waves).predict(h100).cycles == Predictor(waves_even).predict(h100).cycles);
+}
+
 TEST_CASE("counts-only input: global atomics are bound by the profile's busiest L2 slice at one slice's measured rate") {
   // 4096 warps each reduce 32 lanes into a word 64 times; the profile counted 2.1 M ops on its
   // busiest L2 slice (a per-CTA histogram's bins crowd few slices).

@@ -457,9 +457,9 @@ TEST_CASE("ncu: a kernel launched twice keeps both identical source sections") {
   CHECK(drop_repeated_sections(read_ncu_source(d + "/ncu_source.csv.xz")).size() == 14);  // what the reader used to keep
 }
 
-// The raw page of ncu_launched_twice, plain, with the first launch's busiest-slice atomic and
-// reduction counters set to `atom` and `red`.
-static std::string raw_with_slice_counters(const std::string& atom, const std::string& red) {
+// The raw page of ncu_launched_twice, plain, with the first launch's columns named in `set`
+// given those values.
+static std::string raw_with_first_launch(const std::map<std::string, std::string>& set) {
   namespace fs = std::filesystem;
   LineReader lr(kFix + "/ncu_launched_twice/ncu_raw.csv.xz");
   std::string_view line;
@@ -470,16 +470,18 @@ static std::string raw_with_slice_counters(const std::string& atom, const std::s
     csv::split(line, f, "raw", lr.line_number());
     if (header.empty()) header = f;
     if (row++ == 2)  // header, units, then the first launch
-      for (std::size_t i = 0; i < header.size(); ++i) {
-        if (header[i] == "lts__t_sectors_op_atom.max") f[i] = atom;
-        if (header[i] == "lts__t_sectors_op_red.max") f[i] = red;
-      }
+      for (std::size_t i = 0; i < header.size(); ++i)
+        if (auto it = set.find(header[i]); it != set.end()) f[i] = it->second;
     for (std::size_t i = 0; i < f.size(); ++i) out << (i ? "," : "") << '"' << f[i] << '"';
     out << "\n";
   }
-  const fs::path file = fs::temp_directory_path() / "gpuperf_test_slice_raw.csv";
+  const fs::path file = fs::temp_directory_path() / "gpuperf_test_first_launch_raw.csv";
   std::ofstream(file) << out.str();
   return file.string();
+}
+
+static std::string raw_with_slice_counters(const std::string& atom, const std::string& red) {
+  return raw_with_first_launch({{"lts__t_sectors_op_atom.max", atom}, {"lts__t_sectors_op_red.max", red}});
 }
 
 TEST_CASE("ncu: the busiest L2 slice's atomic and reduction ops are read where the raw page has them, and checked") {
@@ -493,6 +495,21 @@ TEST_CASE("ncu: the busiest L2 slice's atomic and reduction ops are read where t
   const std::string bad = raw_with_slice_counters("7", "-3");
   CHECK_THROWS_WITH(load(std::vector<std::string>{source, bad}),
                     doctest::Contains("column 'lts__t_sectors_op_red.max': expected a non-negative sector count, found '-3'"));
+  std::filesystem::remove(raw);
+}
+
+TEST_CASE("ncu: the instructions' spread over the sub-partitions is read where the raw page has it, and checked") {
+  const std::string source = kFix + "/ncu_launched_twice/ncu_source.csv.xz";
+  const std::string raw = raw_with_first_launch({{"smsp__inst_executed.max", "3,490"}, {"smsp__inst_executed.avg", "1,000"}});
+  Application app = load(std::vector<std::string>{source, raw});
+  REQUIRE(app.kernels.size() == 18);
+  const ProfiledTraffic& t = app.kernels[0].profiled_traffic;
+  CHECK(t.busiest_subpartition_instructions == 3490);
+  CHECK(t.mean_subpartition_instructions == 1000);
+  CHECK(t.sms == 132);
+  const std::string bad = raw_with_first_launch({{"smsp__inst_executed.max", "900"}, {"smsp__inst_executed.avg", "1,000"}});
+  CHECK_THROWS_WITH(load(std::vector<std::string>{source, bad}),
+                    doctest::Contains("column 'smsp__inst_executed.max': expected the busiest sub-partition's instructions, at least their mean (1,000), found '900'"));
   std::filesystem::remove(raw);
 }
 

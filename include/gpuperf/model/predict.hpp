@@ -76,7 +76,7 @@ GPUPERF_FUNC KernelReport Predictor::predict(const GpuSpec& g, const PredictOpti
   if (auto note = detail::counted_scale_up_warning(an)) rep.warnings.push_back(*note);
   for (auto& note : detail::sampled_memory_warnings(an)) rep.warnings.push_back(note);
   const detail::KernelTime kt = detail::kernel_time(rounds.full.bounds, rounds.full.cycles, rounds.tail.cycles, rounds.full.busiest_cycles, rounds.full.streamed_cycles, w,
-                                                    detail::cta_balance(an, w, g.sms), k.launch.warps_per_cta(), rep.memory, an.atomics, g, sim, opt.target);
+                                                    detail::launch_balance(an, w, g), k.launch.warps_per_cta(), rep.memory, an.atomics, g, sim, opt.target);
   rep.bounds = kt.bounds;
   const double sm = kt.sm;
   const double dram_gbs = g.dram_bandwidth_gbs * g.dram_efficiency;

@@ -189,6 +189,10 @@ inline KernelTime kernel_time(const Bounds& round_bounds, double full_cycles, do
   t.bounds = kernel_scale(round_bounds, balance.bounds * body, full_cycles);
   t.bounds.cta_dispatch = cta_dispatch_cycles(g, w.grid, warps_per_cta);
   t.sm = physical_floor(rounds_cycles, t.bounds);
+  // Bounds mode runs the average CTA's chain; where the busiest SM holds `balance.bounds` times
+  // the average SM's work, its warps' dependent paths are as much longer (a simulation replays
+  // the busiest CTA's own stream instead).
+  if (!sim && balance.bounds > 1) t.sm = std::max(t.sm, t.bounds.latency);
   t.bounds.sm_rounds = t.sm;
   add_memory_bounds(t.bounds, ms, atomics, g, dram_gbs, w.blocks_per_sm > 0 ? w.per_sm / w.blocks_per_sm : 1);
   const double p = sim ? g.overlap_exponent_simulation : g.overlap_exponent_bounds;

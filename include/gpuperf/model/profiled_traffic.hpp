@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 
 #include "gpuperf/model/assumptions.hpp"
 #include "gpuperf/trace/ir.hpp"
@@ -36,6 +37,23 @@ inline ProfiledRates profiled_rates(const ProfiledTraffic& t, double target_l2_b
   const double writeback = stored > 0 ? std::clamp(written / stored, 0.0, 1.0) : 1.0;
   r.store_writeback = 1.0 - (1.0 - writeback) * keep;
   return r;
+}
+
+// The busiest SM's work over what the rounds assume, from how the profiled run's instructions
+// fell on the SMs' sub-partitions (count-only inputs): the busiest sub-partition's instructions
+// over their mean, against the spread an even placement gives (ceil(grid / SMs) CTAs on the
+// busiest SM, their warps dealt over its sub-partitions). A persistent kernel whose tiles go to
+// some of its CTAs, or a search whose later CTAs search longer, runs as long as its busiest SM.
+// 1 where the profile lacks the columns, or where the grid ran in more than one wave: CTAs then
+// go to whichever SM frees first, and an SM that drew more work drew it because it had time.
+inline double profiled_sm_excess(const ProfiledTraffic& t, double grid_ctas, double warps_per_cta, double blocks_per_sm, int sub_partitions) {
+  if (!t.present || !(t.mean_subpartition_instructions > 0) || !(t.sms >= 1) || !(grid_ctas >= 1) || !(warps_per_cta >= 1)) return 1;
+  if (grid_ctas > t.sms * std::max(1.0, blocks_per_sm)) return 1;
+  const double S = std::max(1, sub_partitions);
+  const double even_busiest = std::ceil(std::ceil(grid_ctas / t.sms) * warps_per_cta / S);
+  const double even_mean = grid_ctas * warps_per_cta / (t.sms * S);
+  const double measured = t.busiest_subpartition_instructions / t.mean_subpartition_instructions;
+  return std::max(1.0, measured / (even_busiest / even_mean));
 }
 
 }  // namespace gpuperf

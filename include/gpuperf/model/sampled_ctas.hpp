@@ -22,6 +22,7 @@
 #include "gpuperf/model/assumptions.hpp"
 #include "gpuperf/model/kernel_analysis.hpp"
 #include "gpuperf/model/prediction.hpp"
+#include "gpuperf/model/profiled_traffic.hpp"
 #include "gpuperf/model/waves.hpp"
 #include "gpuperf/trace/cta_work.hpp"
 #include "gpuperf/trace/ir.hpp"
@@ -343,6 +344,17 @@ inline CtaBalance cta_balance(const KernelAnalysis& a, const Waves& waves, int s
   b.rounds = busiest_sm / modelled;
   const double average = mean_cta_work(runs);
   if (average > 0) b.bounds = busiest_sm / (per_sm * average);
+  return b;
+}
+
+// The balance a prediction reads: the grid's counted work where it has it (cta_balance); for a
+// count-only input without it, the profiled run's spread of instructions over the sub-partitions
+// (profiled_sm_excess: the busiest SM's work over the average's, as `bounds`).
+inline CtaBalance launch_balance(const KernelAnalysis& a, const Waves& waves, const GpuSpec& g) {
+  CtaBalance b = cta_balance(a, waves, g.sms);
+  if (a.dynamic || a.sample.counted) return b;
+  const Kernel& k = *a.kernel;
+  b.bounds = profiled_sm_excess(k.profiled_traffic, waves.grid, k.launch.warps_per_cta(), waves.blocks_per_sm, g.arch_table().sub_partitions);
   return b;
 }
 

@@ -86,14 +86,14 @@ class SweepBlock {
   void index_rounds() {
     // Points that place the grid alike share its balance (a grid of many uneven CTAs takes
     // a pass over them).
-    std::map<std::tuple<int, int, int, double>, CtaBalance> balances;
+    std::map<std::tuple<int, int, int, double, int>, CtaBalance> balances;
     for (std::size_t i = 0; i < n_; ++i) {
       Point& pt = pts_[i];
       if (pt.exact) continue;
       const Waves& w = pt.s.waves;
-      const auto placement = std::make_tuple(gpu(i).sms, w.blocks_per_sm, w.round_ctas(), w.per_sm);
+      const auto placement = std::make_tuple(gpu(i).sms, w.blocks_per_sm, w.round_ctas(), w.per_sm, gpu(i).arch_table().sub_partitions);
       auto found = balances.find(placement);
-      if (found == balances.end()) found = balances.emplace(placement, cta_balance(an_, w, gpu(i).sms)).first;
+      if (found == balances.end()) found = balances.emplace(placement, launch_balance(an_, w, gpu(i))).first;
       pt.balance = found->second;
       const std::size_t base = base_of(i);
       pt.full = key_of(base, pt.s.waves.round_ctas(), i);

@@ -140,6 +140,11 @@ struct ProfiledTraffic {
   // busiest slice, not the sum, is what an atomic unit served.
   double l2_atomic_ops_busiest_slice = 0;
   double dram_read_bytes = 0, dram_write_bytes = 0;
+  // How the profiled run's warp instructions fell on the SMs' sub-partitions: the busiest one's
+  // and the mean over all of them (ncu's smsp__inst_executed max and avg; counts of work, not
+  // times), and the SMs it ran on (launch__sm_count). 0 where the profile lacks the columns.
+  double busiest_subpartition_instructions = 0, mean_subpartition_instructions = 0;
+  double sms = 0;
 };
 
 // CUDA source lines of one function's instructions, by offset from its first instruction, as

@@ -272,6 +272,20 @@ inline ProfiledTraffic read_traffic(const std::vector<std::string>& header, cons
     if (it == col.end() || csv::blank(f[static_cast<std::size_t>(it->second)])) continue;
     t.l2_atomic_ops_busiest_slice += checked(static_cast<std::size_t>(it->second), false);
   }
+  // The instructions' spread over the sub-partitions and the SMs of the run, where present.
+  const std::pair<const char*, double*> spread[] = {{"smsp__inst_executed.max", &t.busiest_subpartition_instructions},
+                                                    {"smsp__inst_executed.avg", &t.mean_subpartition_instructions},
+                                                    {"launch__sm_count", &t.sms}};
+  for (auto [name, to] : spread) {
+    auto it = col.find(name);
+    if (it == col.end() || csv::blank(f[static_cast<std::size_t>(it->second)])) continue;
+    *to = checked(static_cast<std::size_t>(it->second), false);
+  }
+  if (t.busiest_subpartition_instructions > 0 && t.busiest_subpartition_instructions < t.mean_subpartition_instructions) {
+    auto i = static_cast<std::size_t>(col.at("smsp__inst_executed.max"));
+    throw ParseError(path, line, starts[i], "column '" + header[i] + "': expected the busiest sub-partition's instructions, at least their mean (" +
+                                                f[static_cast<std::size_t>(col.at("smsp__inst_executed.avg"))] + "), found '" + f[i] + "'");
+  }
   // Hits may exceed lookups by a little: Nsight Compute counts them in different replay passes
   // (55805 hits of 55520 L2 read lookups in a real CUTLASS profile). The model clamps the rates.
   if (t.l2_bytes <= 0) {
