@@ -1478,6 +1478,9 @@ TEST_CASE("counts-only input: the busiest SM's share of the profiled instruction
   REQUIRE(lone_even.bounds.latency > 1.5 * lone_even.bounds.issue);
   CHECK(lone_uneven.cycles == doctest::Approx(lone_uneven.bounds.latency));
   CHECK(lone_uneven.cycles == doctest::Approx(3 * lone_even.cycles).epsilon(0.05));
+  // A sweep reads the same balance as a prediction.
+  Predictor swept(lone(3.0));
+  CHECK(swept.predict_times({h100}).front() == doctest::Approx(lone_uneven.time_us).epsilon(0.01));
   // The same spread over three waves of CTAs is no bound.
   auto waves = kernel(3.0);
   waves->launch.grid.x = 132 * 3 * 16;
