@@ -1467,6 +1467,10 @@ TEST_CASE("counts-only input: the busiest SM's share of the profiled instruction
   CHECK(uneven.bounds.issue == doctest::Approx(27009));
   CHECK(uneven.bounds.latency == doctest::Approx(3 * even.bounds.latency));
   CHECK(uneven.cycles == doctest::Approx(uneven.bounds.issue));
+  // The report says so; an even spread says nothing.
+  CHECK(std::count(uneven.warnings.begin(), uneven.warnings.end(), Warning{WarningCode::busiest_sm_share, {"3.0"}}) == 1);
+  CHECK(explain(Warning{WarningCode::busiest_sm_share, {"3.0"}}).find("ran 3.0x the instructions an even placement") != std::string::npos);
+  CHECK(std::none_of(even.warnings.begin(), even.warnings.end(), [](const Warning& w) { return w.code == WarningCode::busiest_sm_share; }));
   // One warp a sub-partition: the chain, not the issue, is the bound, and the busiest SM's
   // chain runs 3x the average warp's.
   auto lone = [&](double busiest_over_mean) {

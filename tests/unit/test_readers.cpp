@@ -510,6 +510,9 @@ TEST_CASE("ncu: the instructions' spread over the sub-partitions is read where t
   const std::string bad = raw_with_first_launch({{"smsp__inst_executed.max", "900"}, {"smsp__inst_executed.avg", "1,000"}});
   CHECK_THROWS_WITH(load(std::vector<std::string>{source, bad}),
                     doctest::Contains("column 'smsp__inst_executed.max': expected the busiest sub-partition's instructions, at least their mean (1,000), found '900'"));
+  const std::string negative = raw_with_first_launch({{"launch__sm_count", "-1"}});
+  CHECK_THROWS_WITH(load(std::vector<std::string>{source, negative}), doctest::Contains("column 'launch__sm_count': expected a non-negative count, found '-1'"));
+  std::filesystem::remove(negative);
   std::filesystem::remove(raw);
 }
 

@@ -75,8 +75,10 @@ GPUPERF_FUNC KernelReport Predictor::predict(const GpuSpec& g, const PredictOpti
   if (auto note = detail::sampled_ctas_warning(an.sample)) rep.warnings.push_back(*note);
   if (auto note = detail::counted_scale_up_warning(an)) rep.warnings.push_back(*note);
   for (auto& note : detail::sampled_memory_warnings(an)) rep.warnings.push_back(note);
+  const detail::CtaBalance balance = detail::launch_balance(an, w, g);
+  if (auto note = detail::busiest_sm_share_warning(an, balance)) rep.warnings.push_back(*note);
   const detail::KernelTime kt = detail::kernel_time(rounds.full.bounds, rounds.full.cycles, rounds.tail.cycles, rounds.full.busiest_cycles, rounds.full.streamed_cycles, w,
-                                                    detail::launch_balance(an, w, g), k.launch.warps_per_cta(), rep.memory, an.atomics, g, sim, opt.target);
+                                                    balance, k.launch.warps_per_cta(), rep.memory, an.atomics, g, sim, opt.target);
   rep.bounds = kt.bounds;
   const double sm = kt.sm;
   const double dram_gbs = g.dram_bandwidth_gbs * g.dram_efficiency;

@@ -46,6 +46,7 @@ enum class WarningCode : std::uint8_t {
   stored_by_untraced, // a sample's loads' first touches of sectors CTAs left out store earlier: {first touches, load first touches}
   counted_scale_up,   // per-CTA counts give the grid's CTAs more work than the traced ones: {grid's mean / traced mean, one decimal; "loops known" or ""}
   no_control_bits,    // no listing with encodings joined: compiler stall counts and barriers unknown: {}
+  busiest_sm_share,   // counts: the profile's busiest sub-partition ran more than an even placement gives: {busiest SM's work / average's, one decimal}
 };
 
 struct Warning {

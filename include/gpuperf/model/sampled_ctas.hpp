@@ -358,6 +358,15 @@ inline CtaBalance launch_balance(const KernelAnalysis& a, const Waves& waves, co
   return b;
 }
 
+// A count-only input's note where the profiled busiest-SM share stretches the kernel.
+inline std::optional<Warning> busiest_sm_share_warning(const KernelAnalysis& a, const CtaBalance& b) {
+  constexpr double noted = 1.05;  // not a hardware quantity: below it, a note would mostly report an even spread's rounding
+  if (a.dynamic || a.sample.counted || b.bounds < noted) return std::nullopt;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", b.bounds);
+  return Warning{WarningCode::busiest_sm_share, {buf}};
+}
+
 }  // namespace detail
 
 }  // namespace gpuperf

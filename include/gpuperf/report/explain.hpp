@@ -167,6 +167,10 @@ inline std::string explain(const Warning& w) {
       return "no compiler control bits: no SASS listing with the instructions' encodings joined the input (traces and Nsight Compute pages record "
              "none; `nvdisasm` prints them with `-hex`), so the compiler's stall counts and barriers are unknown and issue gaps come from the "
              "latency tables alone; give the binary's `cuobjdump -sass` listing with the input";
+    case WarningCode::busiest_sm_share:
+      return "the profile's busiest sub-partition ran " + arg(0) +
+             "x the instructions an even placement of this one-wave grid gives it: the busiest SM's issue, units and warps' chains are taken as "
+             "that much longer than the average SM's (work that went to some CTAs only: a persistent kernel's tiles, a search's longer searches)";
     case WarningCode::stored_by_untraced:
       return arg(0) + " of the traced loads' " + arg(1) + " first touches read sectors that CTAs left out of the trace store earlier in their streams: L2 hits where those CTAs run beside the reader";
   }

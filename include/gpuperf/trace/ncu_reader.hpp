@@ -279,7 +279,10 @@ inline ProfiledTraffic read_traffic(const std::vector<std::string>& header, cons
   for (auto [name, to] : spread) {
     auto it = col.find(name);
     if (it == col.end() || csv::blank(f[static_cast<std::size_t>(it->second)])) continue;
-    *to = checked(static_cast<std::size_t>(it->second), false);
+    const auto i = static_cast<std::size_t>(it->second);
+    *to = csv::number(f[i]);
+    if (!std::isfinite(*to) || *to < 0 || *to > 1e18)
+      throw ParseError(path, line, starts[i], "column '" + header[i] + "': expected a non-negative count, found '" + f[i] + "'");
   }
   if (t.busiest_subpartition_instructions > 0 && t.busiest_subpartition_instructions < t.mean_subpartition_instructions) {
     auto i = static_cast<std::size_t>(col.at("smsp__inst_executed.max"));
