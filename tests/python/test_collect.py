@@ -19,8 +19,8 @@ def load_collect():
 def test_collect_asks_for_every_traffic_counter_the_ncu_reader_reads():
     reader = (ROOT / "include" / "gpuperf" / "trace" / "ncu_reader.hpp").read_text()
     body = reader[reader.index("inline ProfiledTraffic read_traffic"):reader.index("inline std::vector<NcuRawRow> read_ncu_raw")]
-    counters = set(re.findall(r'"([a-z0-9]+__[a-z0-9_]+\.(?:sum|max))"', body))
-    assert "lts__t_sectors_op_atom.max" in counters and "dram__bytes_read.sum" in counters
+    counters = set(re.findall(r'"([a-z0-9]+__[a-z0-9_]+\.(?:sum|max|avg))"', body))
+    assert "lts__t_sectors_op_atom.max" in counters and "dram__bytes_read.sum" in counters and "smsp__inst_executed.avg" in counters
     assert counters <= set(load_collect().TRAFFIC_METRICS)
 
 
