@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -257,33 +258,30 @@ inline ProfiledTraffic read_traffic(const std::vector<std::string>& header, cons
     auto it = col.find(fd.name);
     if (it == col.end() || csv::blank(f[static_cast<std::size_t>(it->second)])) return {};
   }
-  // Column i's value, checked: a sector count or a size in bytes.
-  auto checked = [&](std::size_t i, bool bytes) {
+  // Column i's value, checked: a non-negative count of `what`, or a size in bytes in a known unit.
+  auto checked = [&](std::size_t i, bool bytes, const char* what = "sector count") {
     const double v = csv::number(f[i]) * (bytes ? unit_scale_bytes(units[i]) : 1.0);
     if (!std::isfinite(v) || v < 0 || v > 1e18)
-      throw ParseError(path, line, starts[i], "column '" + header[i] + "': expected a non-negative " + (bytes ? "size in a known unit" : "sector count") +
+      throw ParseError(path, line, starts[i], "column '" + header[i] + "': expected a non-negative " + (bytes ? "size in a known unit" : what) +
                                               ", found '" + f[i] + "'" + (units[i].empty() ? "" : " " + units[i]));
     return v;
   };
+  // The index of an optional column where this row has a value in it.
+  auto optional_column = [&](const char* name) -> std::optional<std::size_t> {
+    auto it = col.find(name);
+    if (it == col.end() || csv::blank(f[static_cast<std::size_t>(it->second)])) return std::nullopt;
+    return static_cast<std::size_t>(it->second);
+  };
   for (const Field& fd : fields) *fd.to = checked(static_cast<std::size_t>(col.at(fd.name)), fd.bytes);
   // The busiest slice's atomics and reductions, where the profile has them (older sets lack them).
-  for (const char* name : {"lts__t_sectors_op_atom.max", "lts__t_sectors_op_red.max"}) {
-    auto it = col.find(name);
-    if (it == col.end() || csv::blank(f[static_cast<std::size_t>(it->second)])) continue;
-    t.l2_atomic_ops_busiest_slice += checked(static_cast<std::size_t>(it->second), false);
-  }
+  for (const char* name : {"lts__t_sectors_op_atom.max", "lts__t_sectors_op_red.max"})
+    if (auto i = optional_column(name)) t.l2_atomic_ops_busiest_slice += checked(*i, false);
   // The instructions' spread over the sub-partitions and the SMs of the run, where present.
   const std::pair<const char*, double*> spread[] = {{"smsp__inst_executed.max", &t.busiest_subpartition_instructions},
                                                     {"smsp__inst_executed.avg", &t.mean_subpartition_instructions},
                                                     {"launch__sm_count", &t.sms}};
-  for (auto [name, to] : spread) {
-    auto it = col.find(name);
-    if (it == col.end() || csv::blank(f[static_cast<std::size_t>(it->second)])) continue;
-    const auto i = static_cast<std::size_t>(it->second);
-    *to = csv::number(f[i]);
-    if (!std::isfinite(*to) || *to < 0 || *to > 1e18)
-      throw ParseError(path, line, starts[i], "column '" + header[i] + "': expected a non-negative count, found '" + f[i] + "'");
-  }
+  for (auto [name, to] : spread)
+    if (auto i = optional_column(name)) *to = checked(*i, false, "count");
   if (t.busiest_subpartition_instructions > 0 && t.busiest_subpartition_instructions < t.mean_subpartition_instructions) {
     auto i = static_cast<std::size_t>(col.at("smsp__inst_executed.max"));
     throw ParseError(path, line, starts[i], "column '" + header[i] + "': expected the busiest sub-partition's instructions, at least their mean (" +
