@@ -347,12 +347,16 @@ inline CtaBalance cta_balance(const KernelAnalysis& a, const Waves& waves, int s
   return b;
 }
 
+// Whether a launch's balance comes from its profile's instruction spread: a count-only input
+// without the grid's counted work.
+inline bool balance_from_profile(const KernelAnalysis& a) { return !a.dynamic && !a.sample.counted; }
+
 // The balance a prediction reads: the grid's counted work where it has it (cta_balance); for a
 // count-only input without it, the profiled run's spread of instructions over the sub-partitions
 // (profiled_sm_excess: the busiest SM's work over the average's, as `bounds`).
 inline CtaBalance launch_balance(const KernelAnalysis& a, const Waves& waves, const GpuSpec& g) {
   CtaBalance b = cta_balance(a, waves, g.sms);
-  if (a.dynamic || a.sample.counted) return b;
+  if (!balance_from_profile(a)) return b;
   const Kernel& k = *a.kernel;
   b.bounds = profiled_sm_excess(k.profiled_traffic, waves.grid, k.launch.warps_per_cta(), waves.blocks_per_sm, g.arch_table().sub_partitions);
   return b;
@@ -361,7 +365,7 @@ inline CtaBalance launch_balance(const KernelAnalysis& a, const Waves& waves, co
 // A count-only input's note where the profiled busiest-SM share stretches the kernel.
 inline std::optional<Warning> busiest_sm_share_warning(const KernelAnalysis& a, const CtaBalance& b) {
   constexpr double noted = 1.05;  // not a hardware quantity: below it, a note would mostly report an even spread's rounding
-  if (a.dynamic || a.sample.counted || b.bounds < noted) return std::nullopt;
+  if (!balance_from_profile(a) || b.bounds < noted) return std::nullopt;
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", b.bounds);
   return Warning{WarningCode::busiest_sm_share, {buf}};
