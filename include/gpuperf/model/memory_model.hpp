@@ -581,7 +581,7 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
   // over to the target's L2 as the loads' rate is (profiled_rates), warm for a launch back to back.
   if (const BulkCopyTraffic bulk = bulk_copy_traffic(k, k.profiled_traffic, l2_w, g.arch_table().cachev("l2_read_lookups_per_miss"));
       bulk.sectors > 0) {
-    const double kept = std::min(1.0, r.prof.l2_ratio) * bulk.hit;
+    const double kept = r.prof.hits_kept() * bulk.hit;
     const double h2 = kept + (1 - kept) * warm_fraction;
     for (std::size_t i = 0; i < k.program.size(); ++i)
       if (is_bulk_copy(k.program[i])) {

@@ -18,6 +18,8 @@ struct ProfiledRates {
   double l2_read_hit = 0;     // of L2 read sectors (L1 misses of every kind)
   double store_writeback = 1; // DRAM write sectors per stored sector
   double l2_ratio = 1;        // target L2 / profiled L2 (1: same size, nothing carried over)
+  // The share of the profiled GPU's L2 hits the target's L2 keeps (profiled_rates' rule).
+  double hits_kept() const { return std::min(1.0, l2_ratio); }
 };
 
 // A smaller L2 keeps that share of the profiled GPU's L2 hits (reuse beyond its capacity
@@ -29,7 +31,7 @@ inline ProfiledRates profiled_rates(const ProfiledTraffic& t, double target_l2_b
   if (!t.present) return r;
   r.present = true;
   r.l2_ratio = t.l2_bytes > 0 && target_l2_bytes > 0 ? target_l2_bytes / t.l2_bytes : 1.0;
-  const double keep = std::min(1.0, r.l2_ratio);
+  const double keep = r.hits_kept();
   r.l1_load_hit = t.l1_load_sectors > 0 ? std::clamp(t.l1_load_hit_sectors / t.l1_load_sectors, 0.0, 1.0) : 0.0;
   r.l2_read_hit = t.l2_read_sectors > 0 ? keep * std::clamp(t.l2_read_hit_sectors / t.l2_read_sectors, 0.0, 1.0) : 0.0;
   const double stored = t.l1_store_sectors;
