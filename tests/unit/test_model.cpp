@@ -1379,6 +1379,42 @@ TEST_CASE("counts-only input: hit rates and DRAM traffic come from the profile's
   CHECK(carried.memory.dram_write_bytes == doctest::Approx((1 - 0.6 * keep) * sectors * 32));
 }
 
+TEST_CASE("counts-only input back to back: the profile's DRAM traffic bounds the footprint that decides a warm L2") {
+  // A stencil: each warp reads its 4 sectors seven times (neighbours' loads) and stores 4. The
+  // page counts 7 x 4 sectors a warp requested: 128 MiB, over the H100's 50 MiB L2; but its cold
+  // run read 16 MiB from DRAM and stored 16 MiB, so a launch back to back finds its data there.
+  const double warps = 1 << 17, sectors = warps * 4;
+  auto k = counted_kernel("stencil", 256, static_cast<std::uint32_t>(warps / 8), 16,
+                          {{"LDG.E R2, [R4.64]", 7 * warps}, {"STG.E [R6.64], R2", warps}, {"EXIT", warps}});
+  for (auto& s : k->program)
+    if (s.space == MemSpace::global) s.global_sectors = static_cast<std::uint64_t>(s.warp_executed * 4);
+  ProfiledTraffic& t = k->profiled_traffic;
+  t.present = true;
+  t.gpu = "NVIDIA H100 80GB HBM3";
+  t.l2_bytes = 50.0 * 1024 * 1024;
+  t.l1_load_sectors = 7 * sectors;
+  t.l2_read_sectors = 7 * sectors;
+  t.l2_read_hit_sectors = 6 * sectors;
+  t.l1_store_sectors = sectors;
+  t.l2_write_sectors = sectors;
+  t.dram_read_bytes = sectors * 32;
+  t.dram_write_bytes = 0;
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  PredictOptions b2b;
+  b2b.target = Target::back_to_back;
+  const Predictor p(k);
+  // Every first touch hits the warm L2: no DRAM reads (the page's requested sectors alone
+  // would have called the 128 MiB cold and read the 16 MiB again).
+  CHECK(p.predict(h100, b2b).memory.dram_read_bytes == doctest::Approx(0).epsilon(1e-9));
+  PredictOptions cold;
+  cold.target = Target::duration;
+  CHECK(p.predict(h100, cold).memory.dram_read_bytes == doctest::Approx(sectors * 32));
+  // A cold run that read 64 MiB (more than the L2 holds) says the data do not fit: back to
+  // back the misses are the cold run's.
+  t.dram_read_bytes = 4 * sectors * 32;
+  CHECK(Predictor(k).predict(h100, b2b).memory.dram_read_bytes == doctest::Approx(sectors * 32));
+}
+
 TEST_CASE("counts-only input: bulk copies carry the L2 reads the profile counted beyond its loads' L1 misses") {
   // One producer warp in each of 132 CTAs issues 124 TMA loads of 16 KiB (512 sectors each);
   // the page counts no sectors for them. The profile's L2 counted 1.5 read lookups for each of
