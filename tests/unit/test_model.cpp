@@ -1289,7 +1289,8 @@ TEST_CASE("bottleneck: the largest bound wins, ties as the report always broke t
   // The launch term is the prediction target's: a body between the two terms is launch-bound
   // only against the longer one (it used to be judged by the duration term alone).
   auto h = GpuSpec::from_catalog(tables(), "h100");
-  REQUIRE(h.launch_back_to_back_us > h.launch_overhead_us);
+  h.launch_overhead_us = 2.4;
+  h.launch_back_to_back_us = 3.0;
   const double between = (h.launch_overhead_us + h.launch_back_to_back_us) / 2 * h.sm_clock_mhz;
   Bounds m;
   m.latency = between;
@@ -1377,6 +1378,27 @@ TEST_CASE("counts-only input: hit rates and DRAM traffic come from the profile's
   const double keep = std::min(1.0, a100.l2_bytes / t.l2_bytes);
   CHECK(carried.memory.l2_hit_rate == doctest::Approx(0.5 * keep));
   CHECK(carried.memory.dram_write_bytes == doctest::Approx((1 - 0.6 * keep) * sectors * 32));
+}
+
+TEST_CASE("back to back, a launch takes no less than the launch path's period; the report counts the rest as launch") {
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  REQUIRE(h100.launch_period_back_to_back_us > h100.launch_back_to_back_us);
+  const double F = h100.launch_period_back_to_back_us, L = h100.launch_back_to_back_us;
+  CHECK(target_time_us(h100, Target::back_to_back, 0.5) == doctest::Approx(F));
+  CHECK(target_time_us(h100, Target::back_to_back, F) == doctest::Approx(F + L));
+  CHECK(target_time_us(h100, Target::duration, 0.5) == doctest::Approx(0.5 + h100.launch_overhead_us));
+  // A one-CTA kernel of a few hundred cycles: launch-bound either way, and back to back its
+  // time is the period, the launch term whatever the body leaves of it.
+  auto k = counted_kernel("tiny", 32, 1, 16, {{"FADD R1, R2, R3", 10}, {"EXIT", 1}});
+  PredictOptions b2b;
+  b2b.target = Target::back_to_back;
+  const auto r = Predictor(k).predict(h100, b2b);
+  CHECK(r.time_us == doctest::Approx(F));
+  CHECK(r.launch_overhead_us == doctest::Approx(F - h100.cycles_to_us(r.cycles)));
+  CHECK(r.bottleneck == Bottleneck::launch);
+  // Without a fitted period the terms add as before.
+  h100.launch_period_back_to_back_us = 0;
+  CHECK(Predictor(k).predict(h100, b2b).time_us == doctest::Approx(h100.cycles_to_us(r.cycles) + L));
 }
 
 TEST_CASE("counts-only input back to back: the profile's DRAM traffic bounds the footprint that decides a warm L2") {

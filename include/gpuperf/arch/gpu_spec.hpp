@@ -58,6 +58,7 @@ struct GpuSpec {
   // (what a profiler reports) and the time per launch of back-to-back launches (CUDA events).
   double launch_overhead_us = 0;
   double launch_back_to_back_us = 0;
+  double launch_period_back_to_back_us = 0;  // shortest time a launch back to back takes (0: none)
   double alu_latency_scale = 1.0;  // scales every ALU class latency (what-if)
   // How the SM's throughput time and the DRAM and L2 transfer times overlap, per model mode:
   // the exponent of their p-norm (bound::sm_and_memory), fitted on a measured corpus; 0: not
@@ -125,6 +126,7 @@ struct GpuSpec {
     // fitted terms (latency_tables/gpus.json) replace it per target.
     s.launch_overhead_us = g.has("launch_duration_us") ? g.get("launch_duration_us") : a.mem("launch_overhead_us");
     s.launch_back_to_back_us = g.has("launch_back_to_back_us") ? g.get("launch_back_to_back_us") : a.mem("launch_overhead_us");
+    s.launch_period_back_to_back_us = g.has("launch_period_back_to_back_us") ? g.get("launch_period_back_to_back_us") : 0;
     s.overlap_exponent_simulation = g.has("overlap_exponent_simulation") ? g.get("overlap_exponent_simulation") : 0;
     s.overlap_exponent_bounds = g.has("overlap_exponent_bounds") ? g.get("overlap_exponent_bounds") : 0;
     auto interval = [&](const char* mode, const char* target) -> std::optional<LogInterval> {
@@ -194,6 +196,8 @@ inline const std::vector<Knob>& knob_registry() {
       {"shared_latency", "cycles", 1, false, 1e6, false, "shared-memory load latency", [](GpuSpec& g, double v) { g.shared_latency = v; }},
       {"launch_overhead_us", "us", 0, false, 1e6, false, "time added to every launch (kernel-duration target)", [](GpuSpec& g, double v) { g.launch_overhead_us = v; }},
       {"launch_back_to_back_us", "us", 0, false, 1e6, false, "time added to every launch (back-to-back target)", [](GpuSpec& g, double v) { g.launch_back_to_back_us = v; }},
+      {"launch_period_back_to_back_us", "us", 0, false, 1e6, false, "shortest time a launch takes back to back (the launch path's period)",
+       [](GpuSpec& g, double v) { g.launch_period_back_to_back_us = v; }},
       {"alu_latency_scale", "factor", 1e-3, false, 1e3, false, "scales every ALU class latency", [](GpuSpec& g, double v) { g.alu_latency_scale = v; }},
   };
   return k;

@@ -150,6 +150,7 @@ inline const std::vector<ParamSpec>& param_schema() {
       // tables_load.hpp from kIntervalModes x kIntervalTargets.
       {S::gpu, "launch_duration_us", "us", 0, 50, U::optional},
       {S::gpu, "launch_back_to_back_us", "us", 0, 50, U::optional},
+      {S::gpu, "launch_period_back_to_back_us", "us", 0, 50, U::optional},
       {S::gpu, "overlap_exponent_simulation", "p of a p-norm", 1, 64, U::optional},
       {S::gpu, "overlap_exponent_bounds", "p of a p-norm", 1, 64, U::optional},
   };

@@ -28,6 +28,15 @@ inline double launch_term(const GpuSpec& g, Target t) {
   return t == Target::back_to_back ? g.launch_back_to_back_us : g.launch_overhead_us;
 }
 
+// A kernel body's predicted time for a target: the body plus the target's launch term; back to
+// back, never shorter than the period at which one stream's launches follow each other (its
+// launch path, host and front end: a kernel of 1 us replayed in a loop takes 4-5 us a launch on
+// the validation corpus' machines; 0 where the GPU has no fitted period).
+inline double target_time_us(const GpuSpec& g, Target t, double body_us) {
+  const double time = body_us + launch_term(g, t);
+  return t == Target::back_to_back ? std::max(time, g.launch_period_back_to_back_us) : time;
+}
+
 // Student-t prediction interval for one new log ratio from a sample of them: mean -+
 // t_{(1+level)/2, n-1} * sd * sqrt(1 + 1/n). Needs at least 3 samples.
 inline LogInterval fit_log_interval(const std::vector<double>& log_ratios, double level = kIntervalLevel) {

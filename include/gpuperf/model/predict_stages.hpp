@@ -145,8 +145,8 @@ inline void time_range(const Kernel& k, const KernelAnalysis& an, const GpuSpec&
     double all_miss_bytes = (ms.global_load_sectors + ms.global_store_sectors) * assume::sector_bytes;
     double hi = std::max({sm_cycles, bound::bandwidth(all_miss_bytes, dram_gbs, g.sm_clock_mhz), rep.bounds.l2});
     double lo = std::max(sm_cycles * assume::all_hit_sm_factor, bound::bandwidth(ms.dram_write_bytes, dram_gbs, g.sm_clock_mhz));
-    rep.time_low_us = std::min(rep.time_us, g.cycles_to_us(lo) + g.launch_overhead_us);
-    rep.time_high_us = std::max(rep.time_us, g.cycles_to_us(hi) + g.launch_overhead_us);
+    rep.time_low_us = std::min(rep.time_us, target_time_us(g, rep.target, g.cycles_to_us(lo)));
+    rep.time_high_us = std::max(rep.time_us, target_time_us(g, rep.target, g.cycles_to_us(hi)));
   }
   if (k.representative_cta || (an.dynamic && k.traced_ctas < rep.grid_ctas)) {
     rep.time_low_us = std::min(rep.time_low_us, rep.time_us * assume::sampled_low);
@@ -200,8 +200,9 @@ inline KernelTime kernel_time(const Bounds& round_bounds, double full_cycles, do
   t.bounds.sm_and_memory =
       bound::sm_and_memory(bound::overlap_parts(t.sm, b.issue, b.functional_unit, b.shared_memory, b.l1, b.dram, b.l2, b.memory_phases), p);
   t.cycles = std::max({t.bounds.sm_and_memory, t.bounds.atomics, t.bounds.busiest_warp});
-  t.launch_us = launch_term(g, target);
-  t.time_us = g.cycles_to_us(t.cycles) + t.launch_us;
+  const double body_us = g.cycles_to_us(t.cycles), term = launch_term(g, target);
+  t.time_us = target_time_us(g, target, body_us);
+  t.launch_us = t.time_us > body_us + term ? t.time_us - body_us : term;  // the term, or what the period leaves
   return t;
 }
 
