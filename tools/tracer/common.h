@@ -18,6 +18,16 @@ struct gp_mem_record_t {
   uint64_t addrs[32];
 };
 
+// One per traced bulk tensor copy (UTMALDG), sent right after its instruction's record
+// (h.has_addrs == 2): the tensor map's 128 bytes as the copy read them, and the box's
+// coordinates (the uniform registers after the shared-memory destination and its mbarrier).
+struct gp_tma_record_t {
+  gp_record_t h;
+  int32_t coords[5];
+  uint32_t pad;
+  uint64_t map[16];
+};
+
 // Per launch, in device memory (NVBit passes one 64-bit launch value: its address).
 // A CTA is traced if its linear id < first_n (first_n > 0), or if id % stride == 0 (stride > 1),
 // or always (both 0), and never when trace_none. warp_counts (null: not counted) holds one

@@ -37,3 +37,33 @@ extern "C" __device__ __noinline__ void gp_trace(int pred, uint32_t instr_idx, i
   ChannelDev* ch = (ChannelDev*)pchannel_dev;
   ch->push(&r, is_mem ? sizeof(gp_mem_record_t) : sizeof(gp_record_t));
 }
+
+// Inserted after gp_trace before a bulk tensor copy (UTMALDG): the copy's tensor map (generic
+// address in two uniform registers) and coordinates, for the host to decode into the box's
+// global byte ranges.
+extern "C" __device__ __noinline__ void gp_tma(int pred, uint32_t instr_idx, uint32_t map_lo, uint32_t map_hi, int32_t c0, int32_t c1,
+                                               int32_t c2, int32_t c3, int32_t c4, uint64_t pargs, uint64_t pchannel_dev) {
+  const gp_launch_args* args = (const gp_launch_args*)pargs;
+  if (args->trace_none || !pred) return;
+  const uint64_t cta = blockIdx.x + (uint64_t)gridDim.x * (blockIdx.y + (uint64_t)gridDim.y * blockIdx.z);
+  if (args->first_n > 0 && cta >= args->first_n) return;
+  if (args->stride > 1 && cta % args->stride != 0) return;
+  const uint32_t active = __activemask();
+  if (get_laneid() != __ffs(active) - 1) return;
+  const uint32_t tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  gp_tma_record_t r;
+  r.h.cta_x = blockIdx.x;
+  r.h.cta_y = blockIdx.y;
+  r.h.cta_z = blockIdx.z;
+  r.h.warp_id = tid / 32;
+  r.h.instr_idx = instr_idx;
+  r.h.active_mask = active;
+  r.h.pred_mask = active;
+  r.h.has_addrs = 2;
+  r.coords[0] = c0; r.coords[1] = c1; r.coords[2] = c2; r.coords[3] = c3; r.coords[4] = c4;
+  r.pad = 0;
+  const uint64_t* map = (const uint64_t*)(((uint64_t)map_hi << 32) | map_lo);
+  for (int i = 0; i < 16; ++i) r.map[i] = map[i];
+  ChannelDev* ch = (ChannelDev*)pchannel_dev;
+  ch->push(&r, sizeof r);
+}

@@ -25,6 +25,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <map>
 #include <regex>
 #include <set>
@@ -49,7 +51,37 @@ struct StaticInfo {
   std::vector<std::string> dst, src;
   int mem_width = 0;
   bool is_mem = false;
+  int tma_dims = 0;  // a bulk tensor copy (UTMALDG) whose map and coordinates are recorded: its rank
 };
+
+// A tiled tensor map as the bulk copy's hardware reads it: its first 64 bytes, decoded as
+// calibrate/tensor_map_layout_probe.cu found the driver lays them out (every field of 252
+// maps encoded over ranks 1-5, all element types, strides, boxes, element strides and swizzles
+// recovered exactly). Libraries that build their maps on the device (cuBLAS, cuDNN) are read
+// the same way as maps made with cuTensorMapEncodeTiled.
+struct TensorBox {
+  uint64_t base = 0;
+  uint32_t rank = 0, elem_bytes = 0;
+  uint64_t dims[5] = {}, strides[5] = {};  // strides[d]: bytes from one index of dim d to the next (strides[0] = elem_bytes)
+  uint32_t box[5] = {}, elem_strides[5] = {};
+};
+bool decode_tensor_map(const uint64_t* w, TensorBox& b) {
+  static const uint32_t kElemBytes[16] = {1, 2, 4, 4, 8, 8, 2, 4, 4, 8, 2, 0, 0, 0, 0, 0};
+  b = TensorBox{};
+  b.base = w[0];
+  b.rank = (uint32_t)((w[1] >> 4) & 7) + 1;
+  b.elem_bytes = kElemBytes[(w[1] >> 7) & 0xf];
+  if (!b.elem_bytes || b.rank > 5 || !b.base) return false;
+  const uint64_t low[4] = {w[1] >> 32, w[2] & 0xffffffffull, w[2] >> 32, w[3] & 0xffffffffull};
+  const uint64_t dims[5] = {(w[4] & 0xffffffffull) + 1, (w[4] >> 32) + 1, (w[5] & 0xffffffffull) + 1, (w[5] >> 32) + 1, (w[6] & 0xffffffffull) + 1};
+  for (uint32_t d = 0; d < b.rank; ++d) {
+    b.dims[d] = dims[d];
+    b.strides[d] = d == 0 ? b.elem_bytes : ((((w[3] >> (32 + 4 * (d - 1))) & 0xf) << 32) | low[d - 1]) << 4;
+    b.box[d] = d == 0 ? (uint32_t)(w[6] >> 56) + 1 : (uint32_t)((w[7] >> (8 * (d - 1))) & 0xff) + 1;
+    b.elem_strides[d] = (uint32_t)((w[6] >> (32 + 3 * d)) & 7) + 1;
+  }
+  return true;
+}
 
 struct Options {
   std::string dir = "./traces";
@@ -67,6 +99,7 @@ constexpr uint64_t kMaxCounterBytes = 1ull << 30;
 
 struct Warp {
   std::vector<gp_mem_record_t> recs;  // addresses used only when has_addrs
+  std::map<size_t, gp_tma_record_t> tma;  // by index in recs: the bulk tensor copies' maps and coordinates
 };
 
 struct Launch {
@@ -195,6 +228,35 @@ void instrument(CUcontext ctx, CUfunction func) {
       else nvbit_add_call_arg_const_val64(in, 0);
       nvbit_add_call_arg_launch_val64(in, 0);
       nvbit_add_call_arg_const_val64(in, (uint64_t)ctx_state[ctx]->channel_dev);
+      // A bulk tensor copy: [URa] (shared destination, then its mbarrier and the coordinates in
+      // URa+2...), [URb] (the tensor map's generic address in URb, URb+1).
+      if (base == "UTMALDG" && si.opcode.find("IM2COL") == std::string::npos) {
+        int mrefs[2], n = 0;
+        for (int i = 0; i < in->getNumOperands() && n < 2; ++i) {
+          const auto* op = in->getOperand(i);
+          if (opt.verbose)
+            fprintf(stderr, "gpuperf-tracer: %s operand %d: %s '%s' ur %d/%d\n", si.opcode.c_str(), i, InstrType::OperandTypeStr[(int)op->type], op->str,
+                    op->type == InstrType::OperandType::MREF ? op->u.mref.has_ur : -1, op->type == InstrType::OperandType::MREF ? op->u.mref.ur_num : -1);
+          if (op->type == InstrType::OperandType::MREF && op->u.mref.has_ur) mrefs[n++] = op->u.mref.ur_num;
+        }
+        const size_t d = si.opcode.find("D", 8);
+        const int dims = (si.opcode.size() > 9 && si.opcode[8] >= '1' && si.opcode[8] <= '5' && d == 9) ? si.opcode[8] - '0' : 0;
+        if (n == 2 && dims > 0) {
+          si.tma_dims = dims;
+          nvbit_insert_call(in, "gp_tma", IPOINT_BEFORE);
+          nvbit_add_call_arg_guard_pred_val(in);
+          nvbit_add_call_arg_const_val32(in, idx);
+          nvbit_add_call_arg_ureg_val(in, mrefs[1]);
+          nvbit_add_call_arg_ureg_val(in, mrefs[1] + 1);
+          for (int c = 0; c < 5; ++c) {
+            const int ur = mrefs[0] + 2 + c;
+            if (c < dims && ur < 63) nvbit_add_call_arg_ureg_val(in, ur);
+            else nvbit_add_call_arg_const_val32(in, 0);
+          }
+          nvbit_add_call_arg_launch_val64(in, 0);
+          nvbit_add_call_arg_const_val64(in, (uint64_t)ctx_state[ctx]->channel_dev);
+        }
+      }
       info.push_back(si);
       ++idx;
     }
@@ -212,9 +274,18 @@ void* recv_thread(void* arg) {
     uint32_t p = 0;
     while (p < n) {
       const gp_record_t* h = (const gp_record_t*)(buf.data() + p);
-      size_t sz = h->has_addrs ? sizeof(gp_mem_record_t) : sizeof(gp_record_t);
+      size_t sz = h->has_addrs == 2 ? sizeof(gp_tma_record_t) : h->has_addrs ? sizeof(gp_mem_record_t) : sizeof(gp_record_t);
       if (h->cta_x == -1) { cs->kernel_done = true; p += sz; continue; }
       Launch* L = cs->current;
+      if (h->has_addrs == 2) {  // belongs to the warp's last record, its UTMALDG
+        if (L && !L->truncated) {
+          auto it = L->warps.find(std::make_tuple(h->cta_z, h->cta_y, h->cta_x, h->warp_id));
+          if (it != L->warps.end() && !it->second.recs.empty() && it->second.recs.back().h.instr_idx == h->instr_idx)
+            memcpy(&it->second.tma[it->second.recs.size() - 1], buf.data() + p, sz);
+        }
+        p += sz;
+        continue;
+      }
       if (L && !L->truncated) {
         if (L->recorded >= opt.max_instrs) L->truncated = true;
         else {
@@ -253,6 +324,35 @@ std::string instr_line(const StaticInfo& si, const gp_mem_record_t& r) {
   }
   l += " 0\n";  // immediate (v5)
   return l;
+}
+
+// A bulk tensor copy's box in global memory, clipped to the tensor (the copy fetches nothing
+// outside it): `rows[d]` indices of dim d from `base`, dim 0 contiguous (`row_bytes`). False where
+// the map does not decode, or the box is empty.
+struct GlobalBox {
+  uint64_t base = 0, row_bytes = 0;
+  uint64_t rows[4] = {1, 1, 1, 1}, strides[4] = {0, 0, 0, 0};  // dims 1..4
+  uint64_t tensor_base = 0, tensor_bytes = 0;  // the whole tensor's span, which no copy of it reads past
+};
+bool global_box(const gp_tma_record_t& t, int dims, GlobalBox& out) {
+  TensorBox m;
+  if (!decode_tensor_map(t.map, m) || (int)m.rank != dims) return false;
+  out = GlobalBox{};
+  out.base = m.base;
+  out.tensor_base = m.base;
+  out.tensor_bytes = m.elem_bytes;
+  for (uint32_t d = 0; d < m.rank; ++d) out.tensor_bytes += (m.dims[d] - 1) * m.strides[d];
+  for (uint32_t d = 0; d < m.rank; ++d) {
+    // The box spans box[d] indices of dim d from the coordinate, every es-th of them fetched
+    // (dim 0's span is read whole: its elements share lines).
+    const int64_t lo = std::max<int64_t>(0, t.coords[d]), hi = std::min<int64_t>((int64_t)m.dims[d], (int64_t)t.coords[d] + m.box[d]);
+    if (hi <= lo) return false;
+    out.base += (uint64_t)lo * m.strides[d];
+    const uint64_t es = m.elem_strides[d];
+    if (d == 0) out.row_bytes = (uint64_t)(hi - lo) * m.elem_bytes;
+    else { out.rows[d - 1] = ((uint64_t)(hi - lo) + es - 1) / es; out.strides[d - 1] = m.strides[d] * es; }
+  }
+  return true;
 }
 
 // Warp instructions of each CTA of the grid, in linear CTA order (x fastest), from the
@@ -312,6 +412,37 @@ void write_launch(CUcontext ctx, Launch& L) {
   std::string base = "kernel-" + std::to_string(L.id);
   std::set<std::tuple<int, int, int>> ctas;
   for (auto& [k, w] : L.warps) ctas.insert(std::make_tuple(std::get<0>(k), std::get<1>(k), std::get<2>(k)));
+  // Bulk tensor copies: their boxes in place of the shared address NVBit gives (address mode 3,
+  // a gpuperf extension: row bytes, "3", the first row's address, four (rows, stride) pairs, then
+  // the tensor's first address and span in bytes).
+  uint64_t copies = 0, boxed = 0, box_bytes = 0;
+  std::map<std::pair<const Warp*, size_t>, std::string> box_text;
+  std::set<std::array<uint64_t, 16>> shown;
+  for (auto& [k, w] : L.warps)
+    for (auto& [i, t] : w.tma) {
+      ++copies;
+      if (opt.verbose) {
+        std::array<uint64_t, 16> key;
+        memcpy(key.data(), t.map, sizeof t.map);
+        if (shown.insert(key).second) {
+          fprintf(stderr, "gpuperf-tracer: launch %llu map (coords %d %d %d %d %d):", (unsigned long long)L.id, t.coords[0], t.coords[1], t.coords[2],
+                  t.coords[3], t.coords[4]);
+          for (int j = 0; j < 16; ++j) fprintf(stderr, " %016llx", (unsigned long long)t.map[j]);
+          fprintf(stderr, "\n");
+        }
+      }
+      GlobalBox b;
+      if (!global_box(t, info[w.recs[i].h.instr_idx].tma_dims, b)) continue;
+      ++boxed;
+      box_bytes += b.row_bytes * b.rows[0] * b.rows[1] * b.rows[2] * b.rows[3];
+      std::string a = " " + std::to_string(b.row_bytes) + " 3 0x" + hex(b.base);
+      for (int d = 0; d < 4; ++d) a += " " + std::to_string(b.rows[d]) + " " + std::to_string(b.strides[d]);
+      a += " 0x" + hex(b.tensor_base) + " " + std::to_string(b.tensor_bytes);
+      box_text[{&w, i}] = a;
+    }
+  if (copies && opt.verbose)
+    fprintf(stderr, "gpuperf-tracer: launch %llu: %llu bulk tensor copies traced, %llu with a decoded box, %llu box bytes\n",
+            (unsigned long long)L.id, (unsigned long long)copies, (unsigned long long)boxed, (unsigned long long)box_bytes);
   std::string hdr;
   hdr += "-kernel name = " + L.name_mangled + "\n";
   hdr += "-kernel id = " + std::to_string(L.id) + "\n";
@@ -347,7 +478,17 @@ void write_launch(CUcontext ctx, Launch& L) {
       open = true;
     }
     fprintf(f, "warp = %d\ninsts = %zu\n", std::get<3>(k), w.recs.size());
-    for (auto& r : w.recs) fputs(instr_line(info[r.h.instr_idx], r).c_str(), f);
+    for (size_t i = 0; i < w.recs.size(); ++i) {
+      auto bt = w.tma.empty() ? box_text.end() : box_text.find({&w, i});
+      if (bt == box_text.end()) { fputs(instr_line(info[w.recs[i].h.instr_idx], w.recs[i]).c_str(), f); continue; }
+      // the memory part (after the sources) is the box
+      const StaticInfo& si = info[w.recs[i].h.instr_idx];
+      std::string head = hex(si.offset, 4) + " " + hex(w.recs[i].h.active_mask & w.recs[i].h.pred_mask, 8) + " " + std::to_string(si.dst.size());
+      for (auto& d : si.dst) head += " " + d;
+      head += " " + si.opcode + " " + std::to_string(si.src.size());
+      for (auto& sr : si.src) head += " " + sr;
+      fputs((head + bt->second + " 0\n").c_str(), f);
+    }
   }
   if (open) fputs("#END_TB\n", f);
   fclose(f);
