@@ -1470,6 +1470,60 @@ TEST_CASE("counts-only input: bulk copies carry the L2 reads the profile counted
   CHECK(Predictor(kernel("NOP")).predict(h200).memory.l2_bytes == 0);
 }
 
+// One traced CTA (of `grid`) whose producer thread copies `copies` 16 KiB boxes (64 rows of
+// 256 B, 16 KiB apart: 64 x 64 fp32 tiles of a 4096 x 2048 fp32 matrix, 32 MiB), as gpuperf's
+// tracer records a bulk tensor copy (address mode 3): copy i reads the tile in row i % 32 of
+// tiles (`step` bytes apart; 0: all in row 0) and column i / 32.
+static std::string bulk_copy_trace(int copies, std::uint64_t step, int grid = 1) {
+  std::ostringstream t;
+  t << "-kernel name = tiles\n-kernel id = 1\n-grid dim = (" << grid << ",1,1)\n-block dim = (32,1,1)\n-shmem = 65536\n-nregs = 32\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 1\n-cta sampling = first 1\n\n"
+       "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = "
+    << copies + 1 << "\n" << std::hex;
+  for (int i = 0; i < copies; ++i)
+    t << "0010 00000001 0 UTMALDG.2D 2 UR8 UR14 256 3 0x" << (0x7f0000000000ull + step * static_cast<std::uint64_t>(i % 32) + (i / 32) * 256)
+      << std::dec << " 64 16384 1 0 1 0 1 0 0x7f0000000000 33554432 0\n" << std::hex;
+  t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
+  return t.str();
+}
+
+TEST_CASE("traces: a bulk tensor copy's box carries its traffic, from DRAM once and from L2 after") {
+  // 256 distinct boxes tile a 4 MiB block (32 rows of boxes, eight 256 B columns): every byte is
+  // read once from DRAM, through L2, none through L1. Before boxes were traced a UTMALDG moved
+  // nothing (calibrate/tma_pipeline_probe.cu's 268 MB stream: 0 B predicted, 268.4 MB read by
+  // the hardware; with its boxes 268.1 MB, and 4.19 MB against 4.20 MB where its CTAs share tiles).
+  auto h200 = GpuSpec::from_catalog(tables(), "h200");
+  Session fresh(load_trace_text(bulk_copy_trace(256, 1 << 20), "gpuperf_test_bulk_fresh.traceg"));
+  const auto r = fresh.predict(h200).kernels.at(0);
+  CHECK(r.memory.dram_read_bytes == doctest::Approx(4.0 * 1024 * 1024));
+  CHECK(r.memory.l2_bytes == doctest::Approx(4.0 * 1024 * 1024));
+  CHECK(r.memory.l1_hit_rate == 0);
+  CHECK(r.memory.global_load_requests == 256);
+  CHECK(r.memory.global_load_sectors == 256 * 512);
+  // Eight tiles read 32 times each (as every CTA of a GEMM's row reads its A tiles): 128 KiB from
+  // DRAM, the rest L2 hits.
+  Session again(load_trace_text(bulk_copy_trace(256, 0), "gpuperf_test_bulk_again.traceg"));
+  const auto a = again.predict(h200).kernels.at(0);
+  CHECK(a.memory.l2_bytes == doctest::Approx(4.0 * 1024 * 1024));
+  CHECK(a.memory.dram_read_bytes == doctest::Approx(16.0 * 1024 * 8).epsilon(0.01));
+  // One traced CTA of 64: taken alone its 4 MiB grow with the grid to 256 MiB, but every copy
+  // reads the one 32 MiB matrix its boxes name, which no grid reads more of.
+  Session wide(load_trace_text(bulk_copy_trace(256, 1 << 20, 64), "gpuperf_test_bulk_wide.traceg"));
+  CHECK(wide.predict(h200).kernels.at(0).memory.dram_read_bytes == doctest::Approx(32.0 * 1024 * 1024).epsilon(0.01));
+}
+
+TEST_CASE("traces: the TMA probe's boxes give the DRAM reads its counters measured") {
+  // tests/data/h200/tma_boxes: 16 traced CTAs of the probe's pipeline launch; the raw pages
+  // measured 268.449792 MB (every tile from DRAM) and 4.203776 MB (the CTAs share 256 tiles).
+  auto h200 = GpuSpec::from_catalog(tables(), "h200");
+  auto dram = [&](const char* config) {
+    Session s(load(std::string(GPUPERF_TEST_DIR) + "/data/h200/tma_boxes/" + config + "/kernel-2.traceg.xz"));
+    return s.predict(h200).kernels.at(0).memory.dram_read_bytes;
+  };
+  CHECK(dram("c1") == doctest::Approx(268.449792e6).epsilon(0.01));
+  CHECK(dram("c7") == doctest::Approx(4.203776e6).epsilon(0.01));
+}
+
 TEST_CASE("profiled_sm_excess: the busiest sub-partition's instructions over an even placement's") {
   ProfiledTraffic t;
   t.present = true;

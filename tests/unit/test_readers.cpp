@@ -76,6 +76,55 @@ TEST_CASE("Accel-Sim v5 grouped trace: address modes 0, 1 and 2 (popcount-1 delt
   CHECK(by_pc.at(0x50)->src.size() == 3);  // FFMA R1 R1 R1: sources as traced
 }
 
+TEST_CASE("Accel-Sim v5 trace: a bulk tensor copy's box (address mode 3) is read, range-checked and written back") {
+  const std::string head = slurp(kAs + "/v5_modes.traceg").substr(0, slurp(kAs + "/v5_modes.traceg").find("#BEGIN_TB"));
+  auto trace = [&](const std::string& copy) {
+    return head + "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n" + copy + "\n0010 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
+  };
+  const std::string f = tmp_path("bulk_box.traceg");
+  // 64 rows of 256 B, 16 KiB apart, from 0x7f0000000000 (a 64 x 64 fp32 tile of a 4096 x 4096
+  // matrix, 64 MiB, whose first address and span end the line before the immediate).
+  const std::string copy = "0000 00000001 0 UTMALDG.2D 2 UR8 UR14 256 3 0x7f0000000000 64 16384 1 0 1 0 1 0 0x7f0000000000 67108864 0";
+  write_file(f, trace(copy));
+  Kernel k = AccelSimKernelReader::read(f);
+  REQUIRE(k.program.size() == 2);
+  const StaticInstr& s = k.program[0];
+  CHECK(s.bulk_box);
+  CHECK(s.space == MemSpace::global);
+  CHECK(s.mem_op == MemOp::load);
+  const auto& d = k.dyn[0];
+  REQUIRE(d.addr_count == kBulkBoxWords);
+  const LaneAddresses box = k.lane_addresses(d);
+  CHECK(box[0] == 0x7f0000000000ull);
+  CHECK(box[1] == 256);
+  CHECK(box[2] == 64);
+  CHECK(box[3] == 16384);
+  CHECK(box[10] == 0x7f0000000000ull);
+  CHECK(box[11] == 67108864);
+  std::uint64_t sectors = 0, first = 0, last = 0;
+  const std::uint64_t rows = for_each_box_sector(box.begin(), [&](std::uint64_t sec) { if (!sectors++) first = sec; last = sec; });
+  CHECK(rows == 64);
+  CHECK(sectors == 64 * 8);
+  CHECK(first == 0x7f0000000000ull / 32);
+  CHECK(last == (0x7f0000000000ull + 63 * 16384 + 255) / 32);
+  // The converter writes the box back as it was read.
+  const std::string out = tmp_path("bulk_box_out.traceg");
+  write_traceg(k, out);
+  CHECK(slurp(out).find("0000 00000001 0 UTMALDG.2D 2 UR8 UR14 256 3 0x7f0000000000 64 16384 1 0 1 0 1 0 0x7f0000000000 67108864") != std::string::npos);
+  // Mode 3 belongs to bulk copies, and its rows are the TMA's (1..256 a dim).
+  write_file(f, trace("0000 ffffffff 1 R4 LDG.E 1 R2 256 3 0x7f0000000000 64 16384 1 0 1 0 1 0 0x7f0000000000 67108864 0"));
+  CHECK_THROWS_WITH_AS(AccelSimKernelReader::read(f), doctest::Contains("expected an address mode 0, 1 or 2 (mode 3 is for bulk tensor copies, UTMALDG)"),
+                       ParseError);
+  write_file(f, trace("0000 00000001 0 UTMALDG.2D 2 UR8 UR14 256 3 0x7f0000000000 0 16384 1 0 1 0 1 0 0x7f0000000000 67108864 0"));
+  CHECK_THROWS_WITH_AS(AccelSimKernelReader::read(f), doctest::Contains("expected a box's rows in 1..256"), ParseError);
+  write_file(f, trace("0000 00000001 0 UTMALDG.2D 2 UR8 UR14 4096 3 0x7f0000000000 64 16384 1 0 1 0 1 0 0x7f0000000000 67108864 0"));
+  CHECK_THROWS_WITH_AS(AccelSimKernelReader::read(f), doctest::Contains("expected a memory width"), ParseError);
+  write_file(f, trace("0000 00000001 0 UTMALDG.2D 2 UR8 UR14 256 3 0x7f0004000000 64 16384 1 0 1 0 1 0 0x7f0000000000 67108864 0"));
+  CHECK_THROWS_WITH_AS(AccelSimKernelReader::read(f), doctest::Contains("expected a box that starts inside its tensor"), ParseError);
+  std::filesystem::remove(f);
+  std::filesystem::remove(out);
+}
+
 TEST_CASE("a PC's repeated line text is skipped whole; other spellings of it are read and checked") {
   const std::string head = slurp(kAs + "/v5_modes.traceg").substr(0, slurp(kAs + "/v5_modes.traceg").find("#BEGIN_TB"));
   auto trace = [&](const std::string& warp1) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -192,6 +193,15 @@ class AddressProfiler {
         p.l2_cold_growth = std::clamp(std::log(static_cast<double>(q.l2_cold) / static_cast<double>(q.l2_cold_first_half)) / std::log(all / half), 0.0, 1.0);
       }
       p.l2_cold_extent_sectors = 0;
+      p.l2_cold_tensor_sectors = 0;
+      if (auto t = tensors_.find(static_cast<std::uint32_t>(i)); t != tensors_.end()) {
+        std::uint64_t end = 0;  // the union of the PC's tensors, in sectors
+        for (auto [base, bytes] : t->second) {
+          const std::uint64_t lo = std::max(base / 32, end), hi = (base + bytes + 31) / 32;
+          if (hi > lo) p.l2_cold_tensor_sectors += static_cast<double>(hi - lo);
+          end = std::max(end, hi);
+        }
+      }
       const auto& c = sums_[i];
       if (c.requests == 0) continue;
       p.requests = c.requests * p.grid_scale;
@@ -215,6 +225,7 @@ class AddressProfiler {
   }
 
  private:
+  std::map<std::uint32_t, std::set<std::pair<std::uint64_t, std::uint64_t>>> tensors_;  // bulk copy PC -> its tensors (first address, bytes)
   struct Sums {
     double requests = 0, sectors = 0, lines = 0, wavefronts = 0, partial_sectors = 0, partial_lines = 0, partly_written_sectors = 0;
     std::vector<std::uint32_t> shapes;  // loads with fewer bank passes than lines: [lines * kShapeLines + passes]
@@ -246,8 +257,24 @@ class AddressProfiler {
     }
     saw_addresses_ = true;
     k.lane_addresses(d, lane);
-    unsigned w = d.mem_width ? d.mem_width : std::max(1u, s.access_bits / 8);
     auto& sum = sums_[d.static_index];
+    if (s.bulk_box) {  // a bulk tensor copy: its box's sectors, one request to L2 (no L1 wavefront)
+      if (d.addr_count != kBulkBoxWords) return;  // an instance whose box the tracer could not read
+      tensors_[d.static_index].emplace(lane[10], lane[11]);
+      std::uint64_t line = ~std::uint64_t(0);
+      unsigned lines = 0;
+      const std::size_t before = sectors_.size();
+      for_each_box_sector(lane, [&](std::uint64_t sector) {
+        sectors_.push_back(sector);
+        if (sector / 4 != line) { ++lines; line = sector / 4; }
+      });
+      begin_[at + 1] = sectors_.size();
+      sum.requests += 1;
+      sum.sectors += static_cast<double>(sectors_.size() - before);
+      sum.lines += lines;
+      return;
+    }
+    unsigned w = d.mem_width ? d.mem_width : std::max(1u, s.access_bits / 8);
     sum.requests += 1;
     if (s.space == MemSpace::shared) {
       unsigned wf = shared_wavefronts(lane, d.addr_count, w);
@@ -407,7 +434,7 @@ class AddressProfiler {
     interleave(k, warps, [&](std::uint32_t warp, std::uint64_t di) {
       const auto& d = k.dyn[di];
       const auto& s = k.program[d.static_index];
-      if (d.addr_count == 0 || !(s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic)) return;
+      if (d.addr_count == 0 || !(s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic) || (l1 && s.bulk_box)) return;
       const std::size_t at = static_cast<std::size_t>(di - first);
       const std::uint64_t* secs = sectors_.data() + begin_[at];
       const std::size_t nsec = begin_[at + 1] - begin_[at];

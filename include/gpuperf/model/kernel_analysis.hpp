@@ -80,6 +80,9 @@ struct PcStats {
   // Loads drawn from one region (AddressProfiler): the PC's part of the region's sectors, which
   // bounds the grid's first touches of the PC (0: not bounded).
   double l2_cold_extent_sectors = 0;
+  // Bulk tensor copies: the sectors of the tensors the PC's boxes come from, which bound the
+  // grid's first touches of the PC however the sample's growth extrapolates (0: not bounded).
+  double l2_cold_tensor_sectors = 0;
   bool has_profile = false;
   // Accesses the L1 reuse profiles saw at this PC (first touches and reuses).
   double l1_profiled() const {

@@ -58,6 +58,7 @@ inline double grid_cold_share(const PcStats& p) {
   // No more than the region a PC's loads are drawn from holds.
   const double grid_cold = static_cast<double>(p.l2_cold) * p.grid_scale;
   if (p.l2_cold_extent_sectors > 0 && grid_cold > 0) share = std::min(share, p.l2_cold_extent_sectors / grid_cold);
+  if (p.l2_cold_tensor_sectors > 0 && grid_cold > 0) share = std::min(share, p.l2_cold_tensor_sectors / grid_cold);
   return share;
 }
 
@@ -514,7 +515,7 @@ inline BulkCopyTraffic bulk_copy_traffic(const Kernel& k, const ProfiledTraffic&
   BulkCopyTraffic b;
   if (!t.present || !(t.l2_read_sectors > 0)) return b;
   for (const auto& s : k.program)
-    if (is_bulk_copy(s)) b.executions += static_cast<double>(s.warp_executed);
+    if (is_bulk_copy(s) && !s.bulk_box) b.executions += static_cast<double>(s.warp_executed);  // a traced box carries its own
   if (!(b.executions > 0)) return b;
   const double hits = std::min(t.l2_read_hit_sectors, t.l2_read_sectors);
   const double served = hits + (t.l2_read_sectors - hits) / std::max(1.0, lookups_per_miss);
@@ -593,7 +594,7 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
     const double kept = r.prof.hits_kept() * bulk.hit;
     const double h2 = kept + (1 - kept) * warm_fraction;
     for (std::size_t i = 0; i < k.program.size(); ++i)
-      if (is_bulk_copy(k.program[i])) {
+      if (is_bulk_copy(k.program[i]) && !k.program[i].bulk_box) {
         r.mem[i].l2_sectors = bulk.sectors * static_cast<double>(k.program[i].warp_executed) / bulk.executions;
         r.mem[i].dram_sectors = r.mem[i].l2_sectors * (1 - h2);
         r.mem[i].h2 = h2;

@@ -49,7 +49,8 @@ inline unsigned width_from_modifiers(const OpcodeTokens& t, unsigned fallback) {
 // A load that reads L2 past L1: strong at GPU or system scope (ld.cg, ld.volatile; the
 // L1 probe's __ldcg is LDG.E.STRONG.GPU, __ldca LDG.E.STRONG.SM). Its lines take a wavefront
 // each whatever its banks (calibrate/l1_slot_probe.cu).
-inline bool load_bypasses_l1(const OpcodeTokens& t) { return t.has("STRONG") && (t.has("GPU") || t.has("SYS")); }
+// Bulk tensor copies (UTMALDG) go from L2 to shared memory through the TMA unit, never L1.
+inline bool load_bypasses_l1(const OpcodeTokens& t) { return (t.has("STRONG") && (t.has("GPU") || t.has("SYS"))) || t.base == "UTMALDG"; }
 
 inline MemoryTraits memory_traits(const OpcodeTokens& t) {
   MemoryTraits m;

@@ -557,12 +557,17 @@ class AccelSimKernelReader {
       return;
     }
     std::int64_t width = cur.integer();
-    if (width < 0 || width > 256) cur.fail("a memory width in 0..256 bytes", w_col);
+    if (width < 0 || width > kMaxBoxRowBytes) cur.fail("a memory width in 0..256 bytes", w_col);
     if (width > 0) {
-      d.mem_width = static_cast<std::uint8_t>(std::min<std::int64_t>(width, 255));
       std::size_t m_col = (cur.skip_ws(), cur.pos);
       std::int64_t mode = cur.integer();
-      if (mode < 0 || mode > 2) cur.fail("an address mode 0, 1 or 2", m_col);
+      if (mode == 3) {
+        parse_bulk_box(cur, k, s, d, static_cast<std::uint64_t>(width), m_col);
+        return;
+      }
+      if (width > 256) cur.fail("a memory width in 0..256 bytes", w_col);
+      d.mem_width = static_cast<std::uint8_t>(std::min<std::int64_t>(width, 255));
+      if (mode < 0 || mode > 2) cur.fail("an address mode 0, 1 or 2 (3: a bulk tensor copy's box)", m_col);
       unsigned lanes = active;
       std::uint64_t addrs[32];
       unsigned na = 0;
@@ -595,6 +600,38 @@ class AccelSimKernelReader {
       s.access_bits = static_cast<std::uint32_t>(width) * 8;
     }
     // Trailing immediate(s) (v5, v6) are not needed by the model.
+  }
+
+  // Address mode 3 (gpuperf's tracer, bulk tensor copies): the width is the bytes of a row, then
+  // the first row's address, four (rows, byte stride) pairs over the box's other dims, and the
+  // tensor's first address and span in bytes.
+  static constexpr std::int64_t kMaxBoxRowBytes = 2048;  // a box's first dim: 256 elements of 8 bytes at most (the TMA's limits)
+  void parse_bulk_box(scan::Cursor& cur, Kernel& k, StaticInstr& s, DynInstr& d, std::uint64_t row_bytes, std::size_t m_col) {
+    if (s.opcode.rfind("UTMALDG", 0) != 0) cur.fail("an address mode 0, 1 or 2 (mode 3 is for bulk tensor copies, UTMALDG)", m_col);
+    std::uint64_t box[kBulkBoxWords];
+    box[0] = cur.hex();
+    box[1] = row_bytes;
+    for (unsigned i = 0; i < 4; ++i) {
+      const std::size_t rc = (cur.skip_ws(), cur.pos);
+      const std::int64_t rows = cur.integer();
+      if (rows < 1 || rows > 256) cur.fail("a box's rows in 1..256", rc);
+      const std::size_t sc = (cur.skip_ws(), cur.pos);
+      const std::int64_t stride = cur.integer();
+      if (stride < 0 || stride > (std::int64_t(1) << 40)) cur.fail("a box's row stride in 0..2^40 bytes", sc);
+      box[2 + 2 * i] = static_cast<std::uint64_t>(rows);
+      box[3 + 2 * i] = static_cast<std::uint64_t>(stride);
+    }
+    box[10] = cur.hex();
+    const std::size_t tc = (cur.skip_ws(), cur.pos);
+    const std::int64_t tensor_bytes = cur.integer();
+    if (tensor_bytes < 1 || tensor_bytes > (std::int64_t(1) << 48)) cur.fail("a tensor's span in 1..2^48 bytes", tc);
+    box[11] = static_cast<std::uint64_t>(tensor_bytes);
+    if (box[0] < box[10] || box[0] - box[10] >= box[11]) cur.fail("a box that starts inside its tensor", tc);
+    s.space = MemSpace::global;
+    s.mem_op = MemOp::load;
+    s.bulk_box = true;
+    s.access_bits = static_cast<std::uint32_t>(row_bytes) * 8;
+    if (opt_.keep_addresses && d.active_mask) k.set_lane_addresses(d, box, kBulkBoxWords);
   }
 
   static std::string to_hex(std::uint64_t v) {

@@ -144,7 +144,7 @@ inline void write_traceg(const Kernel& k, const std::string& path) {
   for (auto& w : k.warps)
     for (auto di = w.begin; di < w.end; ++di) {
       const auto& d = k.dyn[di];
-      if (d.mem_width && d.addr_count != static_cast<unsigned>(__builtin_popcount(d.active_mask)))
+      if (d.mem_width && !k.program[d.static_index].bulk_box && d.addr_count != static_cast<unsigned>(__builtin_popcount(d.active_mask)))
         throw FormatError(path + ": cannot write PC " + std::to_string(k.program[d.static_index].pc) + " of warp " + std::to_string(w.warp_in_cta) +
                           " as Accel-Sim: it has " + std::to_string(d.addr_count) + " addresses for " +
                           std::to_string(__builtin_popcount(d.active_mask)) + " active lanes");
@@ -208,7 +208,15 @@ inline void write_traceg(const Kernel& k, const std::string& path) {
       std::snprintf(line, sizeof line, "%04llx %08x ", static_cast<unsigned long long>(s.pc), d.active_mask);
       l += line;
       l += regs_text[d.static_index];
-      if (d.mem_width) {
+      if (s.bulk_box && d.addr_count == kBulkBoxWords) {
+        // A bulk copy's box: row bytes, mode 3, the first row, four (rows, stride) pairs, the tensor.
+        const LaneAddresses box = k.lane_addresses(d);
+        std::snprintf(line, sizeof line, " %llu 3 0x%llx", static_cast<unsigned long long>(box[1]), static_cast<unsigned long long>(box[0]));
+        l += line;
+        for (unsigned i = 2; i < 10; ++i) l += " " + std::to_string(box[i]);
+        std::snprintf(line, sizeof line, " 0x%llx %llu", static_cast<unsigned long long>(box[10]), static_cast<unsigned long long>(box[11]));
+        l += line;
+      } else if (d.mem_width) {
         // Width and mode 0 even with no active lane, so the width survives.
         l += " " + std::to_string(d.mem_width) + " 0";
         const LaneAddresses lanes = k.lane_addresses(d);

@@ -75,12 +75,36 @@ struct StaticInstr {
   MemSpace space = MemSpace::none;
   MemOp mem_op = MemOp::none;
   std::uint32_t access_bits = 0;          // per-thread access size in bits
+  // A bulk tensor copy (UTMALDG) whose trace lines give its box (address mode 3): each dynamic
+  // instance's "lane addresses" are the box, kBulkBoxWords of them (bulk_box_sectors).
+  bool bulk_box = false;
   std::uint64_t global_sectors = 0;       // 32 B sectors requested (L2 theoretical sectors)
   std::uint64_t global_sectors_ideal = 0;
   std::uint64_t l1_tag_requests = 0;
   std::uint64_t shared_wavefronts = 0;    // shared-memory wavefronts (conflict ways x requests)
   bool counts_known = false;
 };
+
+// A bulk copy's box as its dynamic instance stores it in the address pool: the first row's
+// address, the bytes of a row, four (rows, byte stride) pairs over the dims above the first, then
+// the tensor's first address and span in bytes (what any copy of it can read).
+constexpr unsigned kBulkBoxWords = 12;
+// Calls f(sector) for each 32 B sector of the box, row by row; returns the rows.
+template <class F>
+inline std::uint64_t for_each_box_sector(const std::uint64_t* box, F&& f) {
+  const std::uint64_t base = box[0], row = box[1];
+  std::uint64_t rows = 0;
+  if (row == 0) return 0;
+  for (std::uint64_t a = 0; a < box[2]; ++a)
+    for (std::uint64_t b = 0; b < box[4]; ++b)
+      for (std::uint64_t c = 0; c < box[6]; ++c)
+        for (std::uint64_t e = 0; e < box[8]; ++e) {
+          const std::uint64_t at = base + a * box[3] + b * box[5] + c * box[7] + e * box[9];
+          for (std::uint64_t s = at / 32; s <= (at + row - 1) / 32; ++s) f(s);
+          ++rows;
+        }
+  return rows;
+}
 
 // One dynamic warp instruction. Addresses live in the kernel's pool.
 struct DynInstr {
