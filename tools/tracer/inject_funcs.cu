@@ -5,11 +5,31 @@
 #include "utils/channel.hpp"
 #include "utils/utils.h"
 
+// The CTA's linear id (x fastest), as the sampling and the per-CTA counters number CTAs.
+__device__ __forceinline__ uint64_t linear_cta() { return blockIdx.x + (uint64_t)gridDim.x * (blockIdx.y + (uint64_t)gridDim.y * blockIdx.z); }
+
+// Whether the launch records this CTA's instructions (gp_launch_args' sampling).
+__device__ __forceinline__ bool cta_traced(const gp_launch_args* args, uint64_t cta) {
+  return !args->trace_none && !(args->first_n > 0 && cta >= args->first_n) && !(args->stride > 1 && cta % args->stride != 0);
+}
+
+// A record's header for the calling warp.
+__device__ __forceinline__ void fill_header(gp_record_t& h, uint32_t instr_idx, uint32_t active, uint32_t pred_mask, uint32_t has_addrs) {
+  h.cta_x = blockIdx.x;
+  h.cta_y = blockIdx.y;
+  h.cta_z = blockIdx.z;
+  h.warp_id = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32;
+  h.instr_idx = instr_idx;
+  h.active_mask = active;
+  h.pred_mask = pred_mask;
+  h.has_addrs = has_addrs;
+}
+
 // pargs: the launch's gp_launch_args (common.h), in device memory.
 extern "C" __device__ __noinline__ void gp_trace(int pred, uint32_t instr_idx, int is_mem, uint64_t addr,
                                                  uint64_t pargs, uint64_t pchannel_dev) {
   const gp_launch_args* args = (const gp_launch_args*)pargs;
-  const uint64_t cta = blockIdx.x + (uint64_t)gridDim.x * (blockIdx.y + (uint64_t)gridDim.y * blockIdx.z);
+  const uint64_t cta = linear_cta();
   const uint32_t active = __activemask();
   const int lane = get_laneid();
   const int leader = __ffs(active) - 1;
@@ -17,23 +37,14 @@ extern "C" __device__ __noinline__ void gp_trace(int pred, uint32_t instr_idx, i
   // Every CTA's warp instructions are counted, sampled or not: the grid's distribution of work.
   // Atomic: under independent thread scheduling, divergent paths of one warp interleave.
   if (args->warp_counts && lane == leader) atomicAdd(&args->warp_counts[cta * args->warps_per_cta + tid / 32], 1ull);
-  if (args->trace_none) return;
-  if (args->first_n > 0 && cta >= args->first_n) return;
-  if (args->stride > 1 && cta % args->stride != 0) return;
+  if (!cta_traced(args, cta)) return;
   const uint32_t predmask = __ballot_sync(active, pred);
   gp_mem_record_t r;
   if (is_mem) {
     for (int i = 0; i < 32; i++) r.addrs[i] = __shfl_sync(active, addr, i);
   }
   if (lane != leader) return;
-  r.h.cta_x = blockIdx.x;
-  r.h.cta_y = blockIdx.y;
-  r.h.cta_z = blockIdx.z;
-  r.h.warp_id = tid / 32;
-  r.h.instr_idx = instr_idx;
-  r.h.active_mask = active;
-  r.h.pred_mask = predmask;
-  r.h.has_addrs = is_mem ? 1 : 0;
+  fill_header(r.h, instr_idx, active, predmask, is_mem ? 1 : 0);
   ChannelDev* ch = (ChannelDev*)pchannel_dev;
   ch->push(&r, is_mem ? sizeof(gp_mem_record_t) : sizeof(gp_record_t));
 }
@@ -44,22 +55,11 @@ extern "C" __device__ __noinline__ void gp_trace(int pred, uint32_t instr_idx, i
 extern "C" __device__ __noinline__ void gp_tma(int pred, uint32_t instr_idx, uint32_t map_lo, uint32_t map_hi, int32_t c0, int32_t c1,
                                                int32_t c2, int32_t c3, int32_t c4, uint64_t pargs, uint64_t pchannel_dev) {
   const gp_launch_args* args = (const gp_launch_args*)pargs;
-  if (args->trace_none || !pred) return;
-  const uint64_t cta = blockIdx.x + (uint64_t)gridDim.x * (blockIdx.y + (uint64_t)gridDim.y * blockIdx.z);
-  if (args->first_n > 0 && cta >= args->first_n) return;
-  if (args->stride > 1 && cta % args->stride != 0) return;
+  if (!pred || !cta_traced(args, linear_cta())) return;
   const uint32_t active = __activemask();
   if (get_laneid() != __ffs(active) - 1) return;
-  const uint32_t tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   gp_tma_record_t r;
-  r.h.cta_x = blockIdx.x;
-  r.h.cta_y = blockIdx.y;
-  r.h.cta_z = blockIdx.z;
-  r.h.warp_id = tid / 32;
-  r.h.instr_idx = instr_idx;
-  r.h.active_mask = active;
-  r.h.pred_mask = active;
-  r.h.has_addrs = 2;
+  fill_header(r.h, instr_idx, active, active, 2);
   r.coords[0] = c0; r.coords[1] = c1; r.coords[2] = c2; r.coords[3] = c3; r.coords[4] = c4;
   r.pad = 0;
   const uint64_t* map = (const uint64_t*)(((uint64_t)map_hi << 32) | map_lo);

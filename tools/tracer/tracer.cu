@@ -309,13 +309,16 @@ std::string hex(uint64_t v, int width = 0) {
   return b;
 }
 
-std::string instr_line(const StaticInfo& si, const gp_mem_record_t& r) {
+// `box`: a bulk copy's memory part (global_box_text) in place of the one the record gives.
+std::string instr_line(const StaticInfo& si, const gp_mem_record_t& r, const std::string& box = std::string()) {
   uint32_t mask = r.h.active_mask & r.h.pred_mask;
   std::string l = hex(si.offset, 4) + " " + hex(mask, 8) + " " + std::to_string(si.dst.size());
   for (auto& d : si.dst) l += " " + d;
   l += " " + si.opcode + " " + std::to_string(si.src.size());
   for (auto& s : si.src) l += " " + s;
-  if (si.is_mem && r.h.has_addrs && mask) {
+  if (!box.empty()) {
+    l += box;
+  } else if (si.is_mem && r.h.has_addrs && mask) {
     l += " " + std::to_string(si.mem_width) + " 0";  // address mode 0: one address per active lane
     for (int i = 0; i < 32; ++i)
       if ((mask >> i) & 1) l += " 0x" + hex(r.addrs[i]);
@@ -353,6 +356,14 @@ bool global_box(const gp_tma_record_t& t, int dims, GlobalBox& out) {
     else { out.rows[d - 1] = ((uint64_t)(hi - lo) + es - 1) / es; out.strides[d - 1] = m.strides[d] * es; }
   }
   return true;
+}
+
+// A box as its trace line gives it (address mode 3, a gpuperf extension): row bytes, "3", the
+// first row's address, four (rows, stride) pairs, then the tensor's first address and span.
+std::string global_box_text(const GlobalBox& b) {
+  std::string a = " " + std::to_string(b.row_bytes) + " 3 0x" + hex(b.base);
+  for (int d = 0; d < 4; ++d) a += " " + std::to_string(b.rows[d]) + " " + std::to_string(b.strides[d]);
+  return a + " 0x" + hex(b.tensor_base) + " " + std::to_string(b.tensor_bytes);
 }
 
 // Warp instructions of each CTA of the grid, in linear CTA order (x fastest), from the
@@ -412,37 +423,6 @@ void write_launch(CUcontext ctx, Launch& L) {
   std::string base = "kernel-" + std::to_string(L.id);
   std::set<std::tuple<int, int, int>> ctas;
   for (auto& [k, w] : L.warps) ctas.insert(std::make_tuple(std::get<0>(k), std::get<1>(k), std::get<2>(k)));
-  // Bulk tensor copies: their boxes in place of the shared address NVBit gives (address mode 3,
-  // a gpuperf extension: row bytes, "3", the first row's address, four (rows, stride) pairs, then
-  // the tensor's first address and span in bytes).
-  uint64_t copies = 0, boxed = 0, box_bytes = 0;
-  std::map<std::pair<const Warp*, size_t>, std::string> box_text;
-  std::set<std::array<uint64_t, 16>> shown;
-  for (auto& [k, w] : L.warps)
-    for (auto& [i, t] : w.tma) {
-      ++copies;
-      if (opt.verbose) {
-        std::array<uint64_t, 16> key;
-        memcpy(key.data(), t.map, sizeof t.map);
-        if (shown.insert(key).second) {
-          fprintf(stderr, "gpuperf-tracer: launch %llu map (coords %d %d %d %d %d):", (unsigned long long)L.id, t.coords[0], t.coords[1], t.coords[2],
-                  t.coords[3], t.coords[4]);
-          for (int j = 0; j < 16; ++j) fprintf(stderr, " %016llx", (unsigned long long)t.map[j]);
-          fprintf(stderr, "\n");
-        }
-      }
-      GlobalBox b;
-      if (!global_box(t, info[w.recs[i].h.instr_idx].tma_dims, b)) continue;
-      ++boxed;
-      box_bytes += b.row_bytes * b.rows[0] * b.rows[1] * b.rows[2] * b.rows[3];
-      std::string a = " " + std::to_string(b.row_bytes) + " 3 0x" + hex(b.base);
-      for (int d = 0; d < 4; ++d) a += " " + std::to_string(b.rows[d]) + " " + std::to_string(b.strides[d]);
-      a += " 0x" + hex(b.tensor_base) + " " + std::to_string(b.tensor_bytes);
-      box_text[{&w, i}] = a;
-    }
-  if (copies && opt.verbose)
-    fprintf(stderr, "gpuperf-tracer: launch %llu: %llu bulk tensor copies traced, %llu with a decoded box, %llu box bytes\n",
-            (unsigned long long)L.id, (unsigned long long)copies, (unsigned long long)boxed, (unsigned long long)box_bytes);
   std::string hdr;
   hdr += "-kernel name = " + L.name_mangled + "\n";
   hdr += "-kernel id = " + std::to_string(L.id) + "\n";
@@ -469,6 +449,18 @@ void write_launch(CUcontext ctx, Launch& L) {
   fputs(hdr.c_str(), f);
   std::tuple<int, int, int> cur{-1, -1, -1};
   bool open = false;
+  uint64_t copies = 0, boxed = 0, box_bytes = 0;
+  std::set<std::array<uint64_t, 16>> shown;
+  // Verbose: each distinct tensor map the launch's copies read, once, with a copy's coordinates.
+  auto show_map = [&](const gp_tma_record_t& t) {
+    std::array<uint64_t, 16> key;
+    memcpy(key.data(), t.map, sizeof t.map);
+    if (!shown.insert(key).second) return;
+    fprintf(stderr, "gpuperf-tracer: launch %llu map (coords %d %d %d %d %d):", (unsigned long long)L.id, t.coords[0], t.coords[1], t.coords[2],
+            t.coords[3], t.coords[4]);
+    for (int j = 0; j < 16; ++j) fprintf(stderr, " %016llx", (unsigned long long)t.map[j]);
+    fprintf(stderr, "\n");
+  };
   for (auto& [k, w] : L.warps) {
     auto cta = std::make_tuple(std::get<0>(k), std::get<1>(k), std::get<2>(k));
     if (!open || cta != cur) {
@@ -479,19 +471,26 @@ void write_launch(CUcontext ctx, Launch& L) {
     }
     fprintf(f, "warp = %d\ninsts = %zu\n", std::get<3>(k), w.recs.size());
     for (size_t i = 0; i < w.recs.size(); ++i) {
-      auto bt = w.tma.empty() ? box_text.end() : box_text.find({&w, i});
-      if (bt == box_text.end()) { fputs(instr_line(info[w.recs[i].h.instr_idx], w.recs[i]).c_str(), f); continue; }
-      // the memory part (after the sources) is the box
       const StaticInfo& si = info[w.recs[i].h.instr_idx];
-      std::string head = hex(si.offset, 4) + " " + hex(w.recs[i].h.active_mask & w.recs[i].h.pred_mask, 8) + " " + std::to_string(si.dst.size());
-      for (auto& d : si.dst) head += " " + d;
-      head += " " + si.opcode + " " + std::to_string(si.src.size());
-      for (auto& sr : si.src) head += " " + sr;
-      fputs((head + bt->second + " 0\n").c_str(), f);
+      std::string box;  // a bulk tensor copy's box, in place of the shared address NVBit gives
+      if (auto t = w.tma.find(i); t != w.tma.end()) {
+        ++copies;
+        if (opt.verbose) show_map(t->second);
+        GlobalBox b;
+        if (global_box(t->second, si.tma_dims, b)) {
+          ++boxed;
+          box_bytes += b.row_bytes * b.rows[0] * b.rows[1] * b.rows[2] * b.rows[3];
+          box = global_box_text(b);
+        }
+      }
+      fputs(instr_line(si, w.recs[i], box).c_str(), f);
     }
   }
   if (open) fputs("#END_TB\n", f);
   fclose(f);
+  if (copies && opt.verbose)
+    fprintf(stderr, "gpuperf-tracer: launch %llu: %llu bulk tensor copies traced, %llu with a decoded box, %llu box bytes\n",
+            (unsigned long long)L.id, (unsigned long long)copies, (unsigned long long)boxed, (unsigned long long)box_bytes);
   std::string listed = base + ".traceg";
   if (opt.xz) {
     // Judge by the files, not system()'s status: a program that ignores SIGCHLD (Python's
