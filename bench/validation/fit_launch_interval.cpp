@@ -108,12 +108,13 @@ constexpr double kMaxPeriodUs = 10, kPeriodStepUs = 0.05;
 
 // The launch term and, back to back, the period (see the top of the file).
 LaunchFit fit_launch_and_period(const std::vector<Row>& rows, bool back_to_back) {
-  LaunchFit best = fit_launch(rows);
-  if (!back_to_back) return best;
+  const LaunchFit unbounded = fit_launch(rows);  // no period: every row
+  if (!back_to_back) return unbounded;
+  LaunchFit best = unbounded;
   double best_score = mean_abs_log_error(rows, best);
   for (int step = 1; step * kPeriodStepUs <= kMaxPeriodUs + 1e-9; ++step) {
     const double F = step * kPeriodStepUs;
-    LaunchFit f = fit_launch(rows);
+    LaunchFit f = unbounded;
     std::size_t last = rows.size() + 1;
     for (int round = 0; round < 20; ++round) {
       std::vector<Row> unbound;  // the rows whose time the period does not set

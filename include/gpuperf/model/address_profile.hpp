@@ -260,7 +260,7 @@ class AddressProfiler {
     auto& sum = sums_[d.static_index];
     if (s.bulk_box) {  // a bulk tensor copy: its box's sectors, one request to L2 (no L1 wavefront)
       if (d.addr_count != kBulkBoxWords) return;  // an instance whose box the tracer could not read
-      tensors_[d.static_index].emplace(lane[10], lane[11]);
+      tensors_[d.static_index].emplace(lane[kBoxTensorFirst], lane[kBoxTensorBytes]);
       std::uint64_t line = ~std::uint64_t(0);
       unsigned lines = 0;
       const std::size_t before = sectors_.size();

@@ -557,7 +557,7 @@ class AccelSimKernelReader {
       return;
     }
     std::int64_t width = cur.integer();
-    if (width < 0 || width > kMaxBoxRowBytes) cur.fail("a memory width in 0..256 bytes", w_col);
+    if (width < 0 || width > kMaxBoxRowBytes) cur.fail("a memory width in 0..256 bytes (a bulk copy's box row: up to 2048)", w_col);
     if (width > 0) {
       std::size_t m_col = (cur.skip_ws(), cur.pos);
       std::int64_t mode = cur.integer();
@@ -609,8 +609,8 @@ class AccelSimKernelReader {
   void parse_bulk_box(scan::Cursor& cur, Kernel& k, StaticInstr& s, DynInstr& d, std::uint64_t row_bytes, std::size_t m_col) {
     if (s.opcode.rfind("UTMALDG", 0) != 0) cur.fail("an address mode 0, 1 or 2 (mode 3 is for bulk tensor copies, UTMALDG)", m_col);
     std::uint64_t box[kBulkBoxWords];
-    box[0] = cur.hex();
-    box[1] = row_bytes;
+    box[kBoxFirstRow] = cur.hex();
+    box[kBoxRowBytes] = row_bytes;
     for (unsigned i = 0; i < 4; ++i) {
       const std::size_t rc = (cur.skip_ws(), cur.pos);
       const std::int64_t rows = cur.integer();
@@ -618,15 +618,16 @@ class AccelSimKernelReader {
       const std::size_t sc = (cur.skip_ws(), cur.pos);
       const std::int64_t stride = cur.integer();
       if (stride < 0 || stride > (std::int64_t(1) << 40)) cur.fail("a box's row stride in 0..2^40 bytes", sc);
-      box[2 + 2 * i] = static_cast<std::uint64_t>(rows);
-      box[3 + 2 * i] = static_cast<std::uint64_t>(stride);
+      box[kBoxDims + 2 * i] = static_cast<std::uint64_t>(rows);
+      box[kBoxDims + 2 * i + 1] = static_cast<std::uint64_t>(stride);
     }
-    box[10] = cur.hex();
+    box[kBoxTensorFirst] = cur.hex();
     const std::size_t tc = (cur.skip_ws(), cur.pos);
     const std::int64_t tensor_bytes = cur.integer();
     if (tensor_bytes < 1 || tensor_bytes > (std::int64_t(1) << 48)) cur.fail("a tensor's span in 1..2^48 bytes", tc);
-    box[11] = static_cast<std::uint64_t>(tensor_bytes);
-    if (box[0] < box[10] || box[0] - box[10] >= box[11]) cur.fail("a box that starts inside its tensor", tc);
+    box[kBoxTensorBytes] = static_cast<std::uint64_t>(tensor_bytes);
+    if (box[kBoxFirstRow] < box[kBoxTensorFirst] || box[kBoxFirstRow] - box[kBoxTensorFirst] >= box[kBoxTensorBytes])
+      cur.fail("a box that starts inside its tensor", tc);
     s.space = MemSpace::global;
     s.mem_op = MemOp::load;
     s.bulk_box = true;

@@ -211,10 +211,10 @@ inline void write_traceg(const Kernel& k, const std::string& path) {
       if (s.bulk_box && d.addr_count == kBulkBoxWords) {
         // A bulk copy's box: row bytes, mode 3, the first row, four (rows, stride) pairs, the tensor.
         const LaneAddresses box = k.lane_addresses(d);
-        std::snprintf(line, sizeof line, " %llu 3 0x%llx", static_cast<unsigned long long>(box[1]), static_cast<unsigned long long>(box[0]));
+        std::snprintf(line, sizeof line, " %llu 3 0x%llx", static_cast<unsigned long long>(box[kBoxRowBytes]), static_cast<unsigned long long>(box[kBoxFirstRow]));
         l += line;
-        for (unsigned i = 2; i < 10; ++i) l += " " + std::to_string(box[i]);
-        std::snprintf(line, sizeof line, " 0x%llx %llu", static_cast<unsigned long long>(box[10]), static_cast<unsigned long long>(box[11]));
+        for (unsigned i = kBoxDims; i < kBoxTensorFirst; ++i) l += " " + std::to_string(box[i]);
+        std::snprintf(line, sizeof line, " 0x%llx %llu", static_cast<unsigned long long>(box[kBoxTensorFirst]), static_cast<unsigned long long>(box[kBoxTensorBytes]));
         l += line;
       } else if (d.mem_width) {
         // Width and mode 0 even with no active lane, so the width survives.

@@ -89,17 +89,20 @@ struct StaticInstr {
 // address, the bytes of a row, four (rows, byte stride) pairs over the dims above the first, then
 // the tensor's first address and span in bytes (what any copy of it can read).
 constexpr unsigned kBulkBoxWords = 12;
+// Where each part of a box is among its words.
+enum BulkBoxWord : unsigned { kBoxFirstRow = 0, kBoxRowBytes = 1, kBoxDims = 2, kBoxTensorFirst = 10, kBoxTensorBytes = 11 };
 // Calls f(sector) for each 32 B sector of the box, row by row; returns the rows.
 template <class F>
 inline std::uint64_t for_each_box_sector(const std::uint64_t* box, F&& f) {
-  const std::uint64_t base = box[0], row = box[1];
+  const std::uint64_t base = box[kBoxFirstRow], row = box[kBoxRowBytes];
+  const std::uint64_t* d = box + kBoxDims;  // four (rows, stride) pairs
   std::uint64_t rows = 0;
   if (row == 0) return 0;
-  for (std::uint64_t a = 0; a < box[2]; ++a)
-    for (std::uint64_t b = 0; b < box[4]; ++b)
-      for (std::uint64_t c = 0; c < box[6]; ++c)
-        for (std::uint64_t e = 0; e < box[8]; ++e) {
-          const std::uint64_t at = base + a * box[3] + b * box[5] + c * box[7] + e * box[9];
+  for (std::uint64_t a = 0; a < d[0]; ++a)
+    for (std::uint64_t b = 0; b < d[2]; ++b)
+      for (std::uint64_t c = 0; c < d[4]; ++c)
+        for (std::uint64_t e = 0; e < d[6]; ++e) {
+          const std::uint64_t at = base + a * d[1] + b * d[3] + c * d[5] + e * d[7];
           for (std::uint64_t s = at / 32; s <= (at + row - 1) / 32; ++s) f(s);
           ++rows;
         }
