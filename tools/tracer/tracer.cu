@@ -202,11 +202,12 @@ void instrument(CUcontext ctx, CUfunction func) {
       std::string base = si.opcode.substr(0, si.opcode.find('.'));
       bool setp = base.find("SETP") != std::string::npos;
       int ndst = writes_nothing(base) ? 0 : (setp ? 2 : 1);
-      int mref = -1;
+      int mref = -1, mrefs_seen = 0;
       for (int i = 0; i < in->getNumOperands(); ++i) {
         const auto* op = in->getOperand(i);
         if (op->type == InstrType::OperandType::MREF) {
           if (mref < 0) mref = i;
+          ++mrefs_seen;
           // address registers inside [...] are sources
           if (op->u.mref.has_ra) si.src.push_back("R" + std::to_string(op->u.mref.ra_num));
           if (op->u.mref.has_ur) si.src.push_back("UR" + std::to_string(op->u.mref.ur_num));
@@ -224,7 +225,10 @@ void instrument(CUcontext ctx, CUfunction func) {
       nvbit_add_call_arg_guard_pred_val(in);
       nvbit_add_call_arg_const_val32(in, idx);
       nvbit_add_call_arg_const_val32(in, si.is_mem ? 1 : 0);
-      if (si.is_mem) nvbit_add_call_arg_mref_addr64(in, 0);
+      // An asynchronous copy (LDGSTS [Rshared], [Rglobal.64]) names its shared destination
+      // first: the lanes' global sources, its traffic, are its second memory reference.
+      const int traced_mref = base == "LDGSTS" && mrefs_seen > 1 ? 1 : 0;
+      if (si.is_mem) nvbit_add_call_arg_mref_addr64(in, traced_mref);
       else nvbit_add_call_arg_const_val64(in, 0);
       nvbit_add_call_arg_launch_val64(in, 0);
       nvbit_add_call_arg_const_val64(in, (uint64_t)ctx_state[ctx]->channel_dev);
@@ -440,6 +444,7 @@ void write_launch(CUcontext ctx, Launch& L) {
   hdr += "-traced ctas = " + std::to_string(ctas.size()) + "\n";
   if (opt.first_n) hdr += "-cta sampling = first " + std::to_string(opt.first_n) + "\n";
   if (opt.stride > 1) hdr += "-cta sampling = every " + std::to_string(opt.stride) + "\n";
+  hdr += "-async copy addresses = global sources\n";  // LDGSTS: its second memory reference (instrument())
   if (L.truncated) hdr += "-truncated at instructions = " + std::to_string(opt.max_instrs) + "\n";
   if (!counts.empty()) hdr += "-cta warp instructions = " + counts + "\n";
   hdr += "\n#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses] immediate\n\n";
