@@ -1115,4 +1115,84 @@ TEST_CASE("a CTA's reuse of its own data waits behind every CTA the GPU runs at 
   CHECK(few.memory.dram_read_bytes == doctest::Approx(8 * per_cta).epsilon(0.02));
 }
 
+namespace {
+
+// One warp copying the same 512 B (32 lanes x 16 B) from `base` into shared memory 64 times
+// with `opcode`, an asynchronous copy (LDGSTS [Rshared], [Rglobal.64]) as the tracer writes it;
+// `header_extra`: header lines after the tracer version.
+std::string one_copy_again_text(const std::string& opcode, std::uint64_t base, const std::string& header_extra = "") {
+  std::ostringstream t;
+  t << "-kernel name = copy_again\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 49152\n-nregs = 16\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n" << header_extra << "\n#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 65\n";
+  for (int r = 0; r < 64; ++r) {
+    t << "0010 ffffffff 0 " << opcode << " 2 R27 R20 16 0" << std::hex;
+    for (int l = 0; l < 32; ++l) t << " 0x" << base + 16 * l;
+    t << std::dec << " 0\n";
+  }
+  t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
+  return t.str();
+}
+Kernel one_copy_again(const std::string& opcode, std::uint64_t base, const std::string& header_extra = "") {
+  return kernel_from_trace_text(one_copy_again_text(opcode, base, header_extra), "gpuperf_test_copy_again.traceg");
+}
+
+}  // namespace
+
+TEST_CASE("an asynchronous copy past L1 (cp.async.cg: LDGSTS.E.BYPASS.128) hits nothing there; one through it (cp.async.ca) does") {
+  // calibrate/gemm_traffic_probe.cu: a GEMM's 83.9M sectors of LDGSTS.E.BYPASS.128 had no L1
+  // lookup hit under Nsight Compute; the model counted its reuses as L1 hits, as a plain LDG's.
+  auto h200 = GpuSpec::from_catalog(shipped_tables(), "h200");
+  const Kernel bypass = one_copy_again("LDGSTS.E.BYPASS.128", 0x7f0000000000ull);
+  CHECK(l1_hit_rate_of(bypass, h200) == 0);
+  CHECK(Predictor(std::make_shared<const Kernel>(bypass)).predict(h200).memory.l2_hit_rate == doctest::Approx(63.0 / 64));
+  CHECK(l1_hit_rate_of(one_copy_again("LDGSTS.E.128", 0x7f0000000000ull), h200) == doctest::Approx(63.0 / 64));
+}
+
+TEST_CASE("a traced asynchronous copy holding shared-memory offsets (the tracer before 2026-11-29) is read without sources: warned, traffic assumed") {
+  // The tracer recorded LDGSTS's first memory reference, its shared destination: a GEMM's copies
+  // looked like reads of a few KiB, all L1 hits, and its traced DRAM reads were 0.6 MB against
+  // 171 MB measured (calibrate/gemm_traffic_probe.cu).
+  auto h200 = GpuSpec::from_catalog(shipped_tables(), "h200");
+  const Kernel offsets = one_copy_again("LDGSTS.E.BYPASS.128", 0x400);
+  REQUIRE(offsets.program.size() == 2);
+  CHECK(offsets.program[0].copy_sources_unknown);
+  CHECK(offsets.dyn[0].addr_count == 0);
+  const KernelReport r = Predictor(std::make_shared<const Kernel>(offsets)).predict(h200);
+  const Warning expected{WarningCode::copy_sources_unknown, {"64", "1"}};
+  CHECK(std::count(r.warnings.begin(), r.warnings.end(), expected) == 1);
+  CHECK(explain(expected).find("64 traced warp executions of asynchronous copies (LDGSTS) at 1 PC(s)") == 0);
+  CHECK(std::string(to_string(WarningCode::copy_sources_unknown)) == "copy_sources_unknown");
+  CHECK(r.memory.hit_rates_assumed);
+  CHECK(r.memory.global_load_sectors == doctest::Approx(64 * 16));    // 32 lanes x 16 B a request
+  CHECK(r.memory.dram_read_bytes == doctest::Approx(64 * 16 * 32.0));  // each a first touch: assumed
+  // The same copies with their global sources: read from DRAM once, no warning.
+  const Kernel sources = one_copy_again("LDGSTS.E.BYPASS.128", 0x7f0000000000ull);
+  CHECK_FALSE(sources.program[0].copy_sources_unknown);
+  const KernelReport s = Predictor(std::make_shared<const Kernel>(sources)).predict(h200);
+  CHECK(std::none_of(s.warnings.begin(), s.warnings.end(), [](const Warning& w) { return w.code == WarningCode::copy_sources_unknown; }));
+  CHECK(s.memory.dram_read_bytes == doctest::Approx(16 * 32.0));
+}
+
+TEST_CASE("a trace whose header says its copies carry their sources keeps them, small or not (a zero-filled copy's null-based offsets)") {
+  // cuDNN's convolutions zero-fill their padding with copies whose sources are offsets from a
+  // null pointer: with the tracer's header line they are sources, not shared offsets.
+  const std::string marked = "-async copy addresses = global sources\n";
+  const Kernel zero_fill = one_copy_again("LDGSTS.E.BYPASS.LTC128B.128", 0x0, marked);
+  CHECK(zero_fill.copy_sources_traced);
+  CHECK_FALSE(zero_fill.program[0].copy_sources_unknown);
+  CHECK(zero_fill.dyn[0].addr_count == 32);
+  // Written back by convert with the line.
+  const std::string out = (std::filesystem::temp_directory_path() / "gpuperf_test_copy_marked_out.traceg").string();
+  write_traceg(zero_fill, out);
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(out);
+  CHECK(text.find("\n-async copy addresses = global sources\n") != std::string::npos);
+  // Any other value is refused, naming the line.
+  CHECK_THROWS_WITH_AS(one_copy_again("LDGSTS.E.BYPASS.128", 0x400, "-async copy addresses = shared\n"),
+                       doctest::Contains(".traceg:10:"), ParseError);
+  CHECK_THROWS_WITH_AS(one_copy_again("LDGSTS.E.BYPASS.128", 0x400, "-async copy addresses = shared\n"),
+                       doctest::Contains("expected 'async copy addresses = global sources', found 'shared'"), ParseError);
+}
+
 }  // namespace gpuperf_test_memory_requests

@@ -87,7 +87,9 @@ inline void static_counts(const Kernel& k, KernelAnalysis& a) {
     const bool no_lanes = a.dynamic && s.counts_known && s.warp_executed > 0 && s.thread_executed == 0;
     if (s.space != MemSpace::none && s.space != MemSpace::constant && !no_lanes) {
       p.requests = p.warp_exec;
-      if (!a.dynamic) {
+      // A traced copy without its sources (StaticInstr::copy_sources_unknown) is counted as
+      // count-only inputs count a PC without sector counts.
+      if (!a.dynamic || s.copy_sources_unknown) {
         if (s.global_sectors) p.sectors = static_cast<double>(s.global_sectors);
         else if (s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic) {
           // No sector counts: assume a coalesced access of the active lanes.

@@ -32,6 +32,10 @@ inline KernelReport identify(const Kernel& k, const GpuSpec& g) {
   rep.arch = g.arch;
   rep.sm_clock_mhz = g.sm_clock_mhz;
   for (auto& w : k.warnings) rep.warnings.push_back({WarningCode::input, {w}});
+  std::uint64_t unknown_copies = 0, unknown_copy_pcs = 0;
+  for (const auto& s : k.program)
+    if (s.copy_sources_unknown) { unknown_copies += s.warp_executed; ++unknown_copy_pcs; }
+  if (unknown_copy_pcs) rep.warnings.push_back({WarningCode::copy_sources_unknown, {std::to_string(unknown_copies), std::to_string(unknown_copy_pcs)}});
   if (k.truncated_at_instructions)
     rep.warnings.push_back({WarningCode::truncated_trace, {std::to_string(k.truncated_at_instructions), k.cta_work.empty() ? "" : "counted"}});
   return rep;

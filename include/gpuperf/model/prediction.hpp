@@ -47,6 +47,7 @@ enum class WarningCode : std::uint8_t {
   counted_scale_up,   // per-CTA counts give the grid's CTAs more work than the traced ones: {grid's mean / traced mean, one decimal; "loops known" or ""}
   no_control_bits,    // no listing with encodings joined: compiler stall counts and barriers unknown: {}
   busiest_sm_share,   // counts: the profile's busiest sub-partition ran more than an even placement gives: {busiest SM's work / average's, one decimal}
+  copy_sources_unknown,  // asynchronous copies traced with their shared destinations, not their global sources: {executions, PCs}
 };
 
 struct Warning {

@@ -45,6 +45,31 @@ inline const char* to_string(Limiter l) {
 }
 
 // The roofline's name of a precision ("none" when the kernel has no floating-point work).
+// The warning's code as the JSON view names it (`warning_codes`), for tools that act on a kind
+// of warning without parsing its prose.
+inline const char* to_string(WarningCode c) {
+  switch (c) {
+    case WarningCode::input: return "input";
+    case WarningCode::other_arch_sass: return "other_arch_sass";
+    case WarningCode::unsupported_class: return "unsupported_class";
+    case WarningCode::unknown_opcodes: return "unknown_opcodes";
+    case WarningCode::registers_assumed: return "registers_assumed";
+    case WarningCode::hit_rates_assumed: return "hit_rates_assumed";
+    case WarningCode::counts_only_input: return "counts_only_input";
+    case WarningCode::ctas_replayed: return "ctas_replayed";
+    case WarningCode::atypical_ctas: return "atypical_ctas";
+    case WarningCode::uneven_ctas: return "uneven_ctas";
+    case WarningCode::truncated_trace: return "truncated_trace";
+    case WarningCode::drawn_regions: return "drawn_regions";
+    case WarningCode::stored_by_untraced: return "stored_by_untraced";
+    case WarningCode::counted_scale_up: return "counted_scale_up";
+    case WarningCode::no_control_bits: return "no_control_bits";
+    case WarningCode::busiest_sm_share: return "busiest_sm_share";
+    case WarningCode::copy_sources_unknown: return "copy_sources_unknown";
+  }
+  return "input";
+}
+
 inline const char* precision_name(Precision p) {
   switch (p) {
     case Precision::fp16: return "fp16";
@@ -171,6 +196,10 @@ inline std::string explain(const Warning& w) {
       return "the profile's busiest sub-partition ran " + arg(0) +
              "x the instructions an even placement of this one-wave grid gives it: the busiest SM's issue, units and warps' chains are taken as "
              "that much longer than the average SM's (work that went to some CTAs only: a persistent kernel's tiles, a search's longer searches)";
+    case WarningCode::copy_sources_unknown:
+      return arg(0) + " traced warp executions of asynchronous copies (LDGSTS) at " + arg(1) +
+             " PC(s) carry shared-memory offsets where their global sources belong (a trace written by gpuperf's tracer before 2026-11-29): "
+             "their L1, L2 and DRAM traffic is assumed, each sector fetched once from DRAM; re-trace with the current tracer";
     case WarningCode::stored_by_untraced:
       return arg(0) + " of the traced loads' " + arg(1) + " first touches read sectors that CTAs left out of the trace store earlier in their streams: L2 hits where those CTAs run beside the reader";
   }

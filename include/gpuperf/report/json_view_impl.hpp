@@ -71,6 +71,8 @@ GPUPERF_FUNC nlohmann::json to_json(const KernelReport& k) {
   }
   j["unknown_opcodes"] = k.unknown_opcodes;
   j["warnings"] = explain(k.warnings);
+  j["warning_codes"] = json::array();  // one per warning, in the same order
+  for (const auto& w : k.warnings) j["warning_codes"].push_back(to_string(w.code));
   if (k.measured_time_us) j["measured_time_us"] = *k.measured_time_us;
   if (!k.measured_on.empty()) j["measured_on"] = k.measured_on;
   return j;

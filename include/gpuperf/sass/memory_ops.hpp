@@ -49,8 +49,12 @@ inline unsigned width_from_modifiers(const OpcodeTokens& t, unsigned fallback) {
 // A load that reads L2 past L1: strong at GPU or system scope (ld.cg, ld.volatile; the
 // L1 probe's __ldcg is LDG.E.STRONG.GPU, __ldca LDG.E.STRONG.SM). Its lines take a wavefront
 // each whatever its banks (calibrate/l1_slot_probe.cu).
-// Bulk tensor copies (UTMALDG) go from L2 to shared memory through the TMA unit, never L1.
-inline bool load_bypasses_l1(const OpcodeTokens& t) { return (t.has("STRONG") && (t.has("GPU") || t.has("SYS"))) || t.base == "UTMALDG"; }
+// Bulk tensor copies (UTMALDG) go from L2 to shared memory through the TMA unit, never L1;
+// 16-byte asynchronous copies that bypass it (cp.async.cg: LDGSTS.E.BYPASS.128) do too
+// (calibrate/gemm_traffic_probe.cu: 83.9M global load sectors, none looked up as a hit in L1).
+inline bool load_bypasses_l1(const OpcodeTokens& t) {
+  return (t.has("STRONG") && (t.has("GPU") || t.has("SYS"))) || t.base == "UTMALDG" || (t.base == "LDGSTS" && t.has("BYPASS"));
+}
 
 inline MemoryTraits memory_traits(const OpcodeTokens& t) {
   MemoryTraits m;

@@ -40,6 +40,10 @@ struct AccelSimHeader {
   std::uint64_t traced_ctas = 0;
   // "-truncated at instructions = N": the tracer stopped recording after N instructions.
   std::uint64_t truncated_at = 0;
+  // "-async copy addresses = global sources": gpuperf's tracer since 2026-11-29 records an
+  // asynchronous copy's (LDGSTS) global sources, whatever their values (a zero-filled copy's
+  // may be offsets from a null pointer).
+  bool copy_sources_traced = false;
   // "-cta warp instructions = ...": every CTA's work (trace/cta_work.hpp), parsed once the grid
   // is known; where it stood, for its errors.
   std::string cta_work;
@@ -129,6 +133,11 @@ inline bool parse_header_line(std::string_view line, AccelSimHeader& h, const st
   else if (key == "enable lineinfo") h.lineinfo = to_int(val) != 0;
   else if (key == "traced ctas") h.traced_ctas = static_cast<std::uint64_t>(to_range(val, 0, INT64_MAX));
   else if (key == "truncated at instructions") h.truncated_at = static_cast<std::uint64_t>(to_range(val, 1, INT64_MAX));
+  else if (key == "async copy addresses") {
+    if (val != "global sources")
+      throw ParseError(file, ln, val_col, "expected 'async copy addresses = global sources', found '" + std::string(val) + "'");
+    h.copy_sources_traced = true;
+  }
   else if (key == "cta warp instructions") {
     h.cta_work = std::string(val);
     h.cta_work_at = TextPlace{file, ln, static_cast<std::uint32_t>(val.data() - line.data()) + 1};
@@ -411,6 +420,7 @@ class AccelSimKernelReader {
       throw ParseError(lr_.path(), lr_.line_number(), 1, std::string("expected a '-") + (hdr_.has_grid ? "block" : "grid") +
                                                              " dim = (x,y,z)' header line before the trace body");
     k.shared_window_base = hdr_.shmem_base;
+    k.copy_sources_traced = hdr_.copy_sources_traced;
     k.local_window_base = hdr_.local_base;
     auto& L = k.launch;
     L.name = hdr_.kernel_name;
@@ -537,6 +547,18 @@ class AccelSimKernelReader {
     return si;
   }
 
+  // An asynchronous copy's lane addresses that are offsets in the shared window (all below
+  // kSharedOffsetLimit, where no global allocation lies) rather than its global sources: what the
+  // tracer before 2026-11-29 recorded for LDGSTS (its first memory reference, the destination).
+  // Asked only of traces whose header does not say their copies carry their sources.
+  static constexpr std::uint64_t kSharedOffsetLimit = std::uint64_t(16) << 20;
+  static bool shared_offsets_of_copy(const StaticInstr& s, const std::uint64_t* addrs, unsigned n) {
+    if (addrs[0] >= kSharedOffsetLimit || s.opcode.compare(0, 6, "LDGSTS") != 0) return false;
+    for (unsigned i = 1; i < n; ++i)
+      if (addrs[i] >= kSharedOffsetLimit) return false;
+    return true;
+  }
+
   void parse_instruction(scan::Cursor& cur, Kernel& k, DynInstr& d) {
     std::uint64_t pc = cur.hex();
     std::size_t mask_col = (cur.skip_ws(), cur.pos);
@@ -589,6 +611,10 @@ class AccelSimKernelReader {
             addrs[na++] = a;
           }
         }
+      }
+      if (na && !hdr_.copy_sources_traced && shared_offsets_of_copy(s, addrs, na)) {
+        s.copy_sources_unknown = true;
+        na = 0;
       }
       if (opt_.keep_addresses && na) k.set_lane_addresses(d, addrs, na);
       // Generic accesses resolve to shared or local by the windows in the header.

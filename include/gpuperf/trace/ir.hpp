@@ -78,6 +78,10 @@ struct StaticInstr {
   // A bulk tensor copy (UTMALDG) whose trace lines give its box (address mode 3): each dynamic
   // instance's "lane addresses" are the box, kBulkBoxWords of them (bulk_box_sectors).
   bool bulk_box = false;
+  // An asynchronous copy (LDGSTS) whose trace lines hold its shared destinations where its
+  // global sources belong (gpuperf's tracer before 2026-11-29 recorded the first memory
+  // reference): the reader keeps no addresses for it and the model assumes its traffic.
+  bool copy_sources_unknown = false;
   std::uint64_t global_sectors = 0;       // 32 B sectors requested (L2 theoretical sectors)
   std::uint64_t global_sectors_ideal = 0;
   std::uint64_t l1_tag_requests = 0;
@@ -232,6 +236,9 @@ struct Kernel {
   // Generic-address windows of shared and local memory as the tracer reported them (0:
   // unknown); kept so a converted trace resolves generic accesses as the original did.
   std::uint64_t shared_window_base = 0, local_window_base = 0;
+  // The trace's asynchronous copies carry their global sources (its header says so: gpuperf's
+  // tracer since 2026-11-29); kept so a converted trace says it too.
+  bool copy_sources_traced = false;
   ProfiledTraffic profiled_traffic;  // Nsight Compute inputs with the memory counters
   PollRetries poll_retries;
   std::vector<std::string> warnings;
