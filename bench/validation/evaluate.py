@@ -162,9 +162,12 @@ def predict_rows(gpuperf, splits, jobs, targets=TARGETS):
                 continue
             truncated = path.startswith("trace") and bool(inp["trace"]) and trace_truncated(os.path.join(HERE, inp["trace"]))
             k = kernels.get(launch)
+            # A trace of asynchronous copies without their global sources (the tracer before
+            # 2026-11-29; the report says so): incomplete like a truncated one.
+            sources_unknown = bool(k) and "copy_sources_unknown" in k.get("warning_codes", [])
             rows.append({
                 "suite": suite, "program": program, "launch": launch, "kernel": m["kernel"][:80], "gpu": gpu, "input_gpu": src,
-                "path": path, "truncated": int(truncated), "target": target, "split": m["split"], "measured": float(measured),
+                "path": path, "truncated": int(truncated), "sources_unknown": int(sources_unknown), "target": target, "split": m["split"], "measured": float(measured),
                 "pred": k["time_us"] if k else None, "low": k["time_range_us"][0] if k else None,
                 "high": k["time_range_us"][1] if k else None, "calibrated": int(k["time_range_calibrated"]) if k else None,
                 "mode": k["mode"] if k else "", "launch_term": k["launch_overhead_us"] if k else None,
@@ -175,6 +178,12 @@ def predict_rows(gpuperf, splits, jobs, targets=TARGETS):
                 "error": "" if k else "; ".join(err) or "launch not in report",
             })
     return rows
+
+
+def complete(r):
+    """Whether a row's input describes the launch whole: neither a truncated trace nor one whose
+    asynchronous copies lack their global sources (counts inputs always do)."""
+    return not r["truncated"] and not r.get("sources_unknown")
 
 
 def spearman(xs, ys):
@@ -240,7 +249,7 @@ def summarize(rows):
     for r in rows:
         variants = [r["path"]]
         if r["path"].startswith("trace"):
-            variants = [r["path"] + " (all)"] + ([] if r["truncated"] else [r["path"] + " (complete)"])
+            variants = [r["path"] + " (all)"] + ([r["path"] + " (complete)"] if complete(r) else [])
         for p in variants:
             groups[(r["split"], r["target"], r["gpu"], p, "all")].append(r)
             groups[(r["split"], r["target"], r["gpu"], p, r["suite"])].append(r)
@@ -274,7 +283,7 @@ def suite_table(rows, split="test", target="duration"):
     paths = [p + (" (complete)" if p.startswith("trace") else "") for p in PATHS]
     head = "| suite | " + " | ".join(f"{p}: MAPE % (naive) / interval holds %" for p in paths) + " |"
     out = [head, "|" + "---|" * (1 + len(paths))]
-    sel = [r for r in rows if r["split"] == split and r["target"] == target and not r["truncated"]]
+    sel = [r for r in rows if r["split"] == split and r["target"] == target and complete(r)]
     for suite in ["all"] + sorted({r["suite"] for r in sel}):
         cells = []
         for p in PATHS:
@@ -293,7 +302,7 @@ def plot(rows, path):
     except ImportError:
         print("matplotlib not installed: no plot", file=sys.stderr)
         return
-    test = [r for r in rows if r["split"] == "test" and r["target"] == "duration" and r["pred"] and not r["truncated"]]
+    test = [r for r in rows if r["split"] == "test" and r["target"] == "duration" and r["pred"] and complete(r)]
     fig, axes = plt.subplots(1, 4, figsize=(13, 3.6), sharex=True, sharey=True)
     suites = sorted({r["suite"] for r in test})
     marks = dict(zip(suites, "os^Dv<>p"))
@@ -330,11 +339,12 @@ def main():
     ap.add_argument("--from-csv", help="summarise an earlier results/predictions.csv instead of predicting again")
     a = ap.parse_args()
     if a.from_csv:
-        num = {"launch", "truncated", "measured", "pred", "low", "high", "calibrated", "launch_term", "naive", "clock_mhz",
+        num = {"launch", "truncated", "sources_unknown", "measured", "pred", "low", "high", "calibrated", "launch_term", "naive", "clock_mhz",
                *("bound_" + b for b in BOUND_COLUMNS)}
         rows = [{k: (float(v) if v != "" else None) if k in num else v for k, v in r.items()} for r in csv.DictReader(open(a.from_csv))]
         for r in rows:
             r["truncated"] = int(r["truncated"])
+            r["sources_unknown"] = int(r.get("sources_unknown") or 0)
     else:
         rows = predict_rows(a.gpuperf, {"train", "test"}, a.jobs)
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)

@@ -39,7 +39,7 @@ CATALOG = {"h100": "H100-SXM5-80GB", "h200": "H200-SXM-141GB"}
 def training_rows(gpuperf, jobs):
     rows = evaluate.predict_rows(gpuperf, {"train"}, jobs)
     assert all(r["split"] == "train" for r in rows)
-    return [r for r in rows if r["pred"] is not None and not r["truncated"]]
+    return [r for r in rows if r["pred"] is not None and evaluate.complete(r)]
 
 
 PARTS = ("sm_rounds", "issue", "functional_unit", "shared_memory", "l1", "dram", "l2", "memory_phases")
