@@ -1165,6 +1165,9 @@ TEST_CASE("a traced asynchronous copy holding shared-memory offsets (the tracer 
   CHECK(r.memory.hit_rates_assumed);
   CHECK(r.memory.global_load_sectors == doctest::Approx(64 * 16));    // 32 lanes x 16 B a request
   CHECK(r.memory.dram_read_bytes == doctest::Approx(64 * 16 * 32.0));  // each a first touch: assumed
+  // convert refuses to write them, saying why (it said 0 addresses for 32 active lanes).
+  CHECK_THROWS_WITH_AS(write_traceg(offsets, (std::filesystem::temp_directory_path() / "gpuperf_test_copy_offsets_out.traceg").string()),
+                       doctest::Contains("cannot write PC 16: its asynchronous copies carry shared-memory offsets"), FormatError);
   // The same copies with their global sources: read from DRAM once, no warning.
   const Kernel sources = one_copy_again("LDGSTS.E.BYPASS.128", 0x7f0000000000ull);
   CHECK_FALSE(sources.program[0].copy_sources_unknown);

@@ -144,6 +144,10 @@ inline void write_traceg(const Kernel& k, const std::string& path) {
   for (auto& w : k.warps)
     for (auto di = w.begin; di < w.end; ++di) {
       const auto& d = k.dyn[di];
+      if (k.program[d.static_index].copy_sources_unknown)
+        throw FormatError(path + ": cannot write PC " + std::to_string(k.program[d.static_index].pc) +
+                          ": its asynchronous copies carry shared-memory offsets, not their global sources (a trace from gpuperf's tracer "
+                          "before 2026-11-29); re-trace the program to convert it");
       if (d.mem_width && !k.program[d.static_index].bulk_box && d.addr_count != static_cast<unsigned>(__builtin_popcount(d.active_mask)))
         throw FormatError(path + ": cannot write PC " + std::to_string(k.program[d.static_index].pc) + " of warp " + std::to_string(w.warp_in_cta) +
                           " as Accel-Sim: it has " + std::to_string(d.addr_count) + " addresses for " +
