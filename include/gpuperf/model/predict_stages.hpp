@@ -36,6 +36,15 @@ inline KernelReport identify(const Kernel& k, const GpuSpec& g) {
   for (const auto& s : k.program)
     if (s.copy_sources_unknown) { unknown_copies += s.warp_executed; ++unknown_copy_pcs; }
   if (unknown_copy_pcs) rep.warnings.push_back({WarningCode::copy_sources_unknown, {std::to_string(unknown_copies), std::to_string(unknown_copy_pcs)}});
+  // TMA traffic the model lacks: stores in any input; loads without a box in a trace (a profile
+  // gives them its L2 reads beyond the loads', memory_model.hpp's bulk_copy_traffic).
+  std::uint64_t tma_stores = 0, boxless_loads = 0;
+  for (const auto& s : k.program) {
+    if (s.opcode.rfind("UTMASTG", 0) == 0) tma_stores += s.warp_executed;
+    else if (k.has_dynamic_trace() && s.opcode.rfind("UTMALDG", 0) == 0 && !s.bulk_box) boxless_loads += s.warp_executed;
+  }
+  if (tma_stores + boxless_loads > 0)
+    rep.warnings.push_back({WarningCode::bulk_traffic_missing, {std::to_string(tma_stores), std::to_string(boxless_loads)}});
   if (k.truncated_at_instructions)
     rep.warnings.push_back({WarningCode::truncated_trace, {std::to_string(k.truncated_at_instructions), k.cta_work.empty() ? "" : "counted"}});
   return rep;

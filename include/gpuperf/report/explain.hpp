@@ -66,6 +66,7 @@ inline const char* to_string(WarningCode c) {
     case WarningCode::no_control_bits: return "no_control_bits";
     case WarningCode::busiest_sm_share: return "busiest_sm_share";
     case WarningCode::copy_sources_unknown: return "copy_sources_unknown";
+    case WarningCode::bulk_traffic_missing: return "bulk_traffic_missing";
   }
   return "input";
 }
@@ -200,6 +201,15 @@ inline std::string explain(const Warning& w) {
       return arg(0) + " traced warp executions of asynchronous copies (LDGSTS) at " + arg(1) +
              " PC(s) carry shared-memory offsets where their global sources belong (a trace written by gpuperf's tracer before 2026-11-29): "
              "their L1, L2 and DRAM traffic is assumed, each sector fetched once from DRAM; re-trace with the current tracer";
+    case WarningCode::bulk_traffic_missing: {
+      std::string parts;
+      if (arg(0) != "0") parts = arg(0) + " warp executions of bulk tensor stores (UTMASTG: TMA epilogues), whose writes to L2 and DRAM are not modelled";
+      if (arg(1) != "0")
+        parts += (parts.empty() ? "" : "; ") + arg(1) +
+                 " traced warp executions of bulk tensor loads (UTMALDG) without their box (a trace from gpuperf's tracer before 2026-11-29, or a "
+                 "map it could not decode), which carry no traffic";
+      return parts + ": the memory traffic is under-counted";
+    }
     case WarningCode::stored_by_untraced:
       return arg(0) + " of the traced loads' " + arg(1) + " first touches read sectors that CTAs left out of the trace store earlier in their streams: L2 hits where those CTAs run beside the reader";
   }
