@@ -244,7 +244,9 @@ class AddressProfiler {
     const auto& d = k.dyn[di];
     const auto& s = k.program[d.static_index];
     const bool kept = di < kept_dyn;
-    if (s.space == MemSpace::none || s.space == MemSpace::constant || d.addr_count == 0) {
+    // A copy without its sources keeps none of its lanes' addresses (the count-only estimate,
+    // analysis.hpp's static_counts, stands for all of its instances).
+    if (s.space == MemSpace::none || s.space == MemSpace::constant || d.addr_count == 0 || s.copy_sources_unknown) {
       if (kept && s.space != MemSpace::none && s.space != MemSpace::constant && d.active_mask) dyn_wavefronts_[di] = 1;
       // A shared-memory instruction whose lanes are all predicated off still takes a wavefront
       // of the SM's data pipe.

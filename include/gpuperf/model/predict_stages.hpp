@@ -32,17 +32,16 @@ inline KernelReport identify(const Kernel& k, const GpuSpec& g) {
   rep.arch = g.arch;
   rep.sm_clock_mhz = g.sm_clock_mhz;
   for (auto& w : k.warnings) rep.warnings.push_back({WarningCode::input, {w}});
-  std::uint64_t unknown_copies = 0, unknown_copy_pcs = 0;
-  for (const auto& s : k.program)
-    if (s.copy_sources_unknown) { unknown_copies += s.warp_executed; ++unknown_copy_pcs; }
-  if (unknown_copy_pcs) rep.warnings.push_back({WarningCode::copy_sources_unknown, {std::to_string(unknown_copies), std::to_string(unknown_copy_pcs)}});
-  // TMA traffic the model lacks: stores in any input; loads without a box in a trace (a profile
-  // gives them its L2 reads beyond the loads', memory_model.hpp's bulk_copy_traffic).
-  std::uint64_t tma_stores = 0, boxless_loads = 0;
+  // Copies whose traffic the input does not give: asynchronous copies without their sources
+  // (StaticInstr::copy_sources_unknown); TMA stores in any input; TMA loads without a box in a
+  // trace (a profile gives them its L2 reads beyond the loads', memory_model.hpp's bulk_copy_traffic).
+  std::uint64_t unknown_copies = 0, unknown_copy_pcs = 0, tma_stores = 0, boxless_loads = 0;
   for (const auto& s : k.program) {
+    if (s.copy_sources_unknown) { unknown_copies += s.warp_executed; ++unknown_copy_pcs; }
     if (s.opcode.rfind("UTMASTG", 0) == 0) tma_stores += s.warp_executed;
     else if (k.has_dynamic_trace() && s.opcode.rfind("UTMALDG", 0) == 0 && !s.bulk_box) boxless_loads += s.warp_executed;
   }
+  if (unknown_copy_pcs) rep.warnings.push_back({WarningCode::copy_sources_unknown, {std::to_string(unknown_copies), std::to_string(unknown_copy_pcs)}});
   if (tma_stores + boxless_loads > 0)
     rep.warnings.push_back({WarningCode::bulk_traffic_missing, {std::to_string(tma_stores), std::to_string(boxless_loads)}});
   if (k.truncated_at_instructions)

@@ -44,7 +44,6 @@ inline const char* to_string(Limiter l) {
   return "unknown";
 }
 
-// The roofline's name of a precision ("none" when the kernel has no floating-point work).
 // The warning's code as the JSON view names it (`warning_codes`), for tools that act on a kind
 // of warning without parsing its prose.
 inline const char* to_string(WarningCode c) {
@@ -71,6 +70,7 @@ inline const char* to_string(WarningCode c) {
   return "input";
 }
 
+// The roofline's name of a precision ("none" when the kernel has no floating-point work).
 inline const char* precision_name(Precision p) {
   switch (p) {
     case Precision::fp16: return "fp16";
