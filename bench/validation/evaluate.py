@@ -100,6 +100,12 @@ def ncu_inputs(d):
     return [os.path.join(d, "ncu_source.csv.xz"), os.path.join(d, "ncu_raw.csv.xz")] + listing_input(d)
 
 
+def copy_sources_unknown(k):
+    """Whether a kernel's report says its asynchronous copies lack their global sources (a trace
+    from the tracer before 2026-11-29): their traffic is assumed, not derived from addresses."""
+    return "copy_sources_unknown" in k.get("warning_codes", [])
+
+
 def trace_inputs(d):
     """A program's traces, the tracer's per-CTA counts of the same launches (ingest.py --counts)
     and its listing, where each was collected."""
@@ -164,7 +170,7 @@ def predict_rows(gpuperf, splits, jobs, targets=TARGETS):
             k = kernels.get(launch)
             # A trace of asynchronous copies without their global sources (the tracer before
             # 2026-11-29; the report says so): incomplete like a truncated one.
-            sources_unknown = bool(k) and "copy_sources_unknown" in k.get("warning_codes", [])
+            sources_unknown = bool(k) and copy_sources_unknown(k)
             rows.append({
                 "suite": suite, "program": program, "launch": launch, "kernel": m["kernel"][:80], "gpu": gpu, "input_gpu": src,
                 "path": path, "truncated": int(truncated), "sources_unknown": int(sources_unknown), "target": target, "split": m["split"], "measured": float(measured),

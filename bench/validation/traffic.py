@@ -66,8 +66,8 @@ def collect(gpuperf, jobs):
                 continue
             if evaluate.trace_truncated(os.path.join(HERE, m["trace"])):
                 continue
-            if "copy_sources_unknown" in kernels[launch].get("warning_codes", []):
-                continue  # the copies' traffic is assumed, not derived from addresses
+            if evaluate.copy_sources_unknown(kernels[launch]):
+                continue
             mem = kernels[launch]["memory"]
             rows.append({"split": m["split"], "gpu": gpu, "suite": suite, "program": program, "launch": launch,
                          "read": mem["dram_read_bytes"], "written": mem["dram_write_bytes"],
