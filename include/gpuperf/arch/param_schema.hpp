@@ -53,6 +53,8 @@ inline const std::vector<ParamSpec>& param_schema() {
       {S::memory, "shared_latency_cycles", "SM cycles", 5, 100, U::required},
       {S::memory, "launch_overhead_us", "us", 0, 50, U::required},
       {S::memory, "shared_atomic_latency_cycles", "SM cycles", 1, 500, U::optional},  // absent: shared_latency_cycles
+      {S::memory, "shared_bank_pass_latency_cycles", "SM cycles per shared-memory pass past a request's first", 0, 50, U::defaulted, 2,
+       "estimated: a pass past the first delays the result by two SM cycles, as measured on sm_90 only (probe-shared-atomic-h200)"},
       {S::memory, "global_atomic_latency_cycles", "SM cycles beyond an L2 hit", 0, 2000, U::defaulted, 0,
        "estimated: without a measurement a global atomic costs an L2 hit (its extra latency unknown, not guessed)"},
       {S::memory, "l1_wavefronts_per_cycle", "wavefronts per SM cycle", 0.1, 8, U::defaulted, 1,

@@ -15,9 +15,6 @@ inline constexpr double sectors_per_line = 4.0;
 // Bytes one shared-memory wavefront moves: 32 banks of 4 bytes (CUDA C++ Programming Guide,
 // "Shared Memory"). The roofline's L1 bytes count shared wavefronts at this size.
 inline constexpr double shared_wavefront_bytes = 128.0;
-// Cycles each extra bank-conflict pass adds to a shared access's latency: one more wavefront.
-// Estimated, not measured.
-inline constexpr double bank_pass_cycles = 2.0;
 // Wavefronts of the SM's L1/shared data pipe that a shared-memory instruction takes when every
 // lane is predicated off (a trace records it with an empty mask and no addresses). Measured
 // with Nsight Compute on the H100 (train split): l1tex__data_pipe_lsu_wavefronts_mem_shared

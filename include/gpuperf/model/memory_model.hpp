@@ -373,7 +373,7 @@ inline double pc_latency(const StaticInstr& s, const PcStats& p, const InstrDesc
     double ways = p.requests > 0 ? p.wavefronts / p.requests : 1;
     double lat = (d.mem_op == MemOp::atomic || d.mem_op == MemOp::reduction) && a.memory.count("shared_atomic_latency_cycles")
                      ? a.mem("shared_atomic_latency_cycles") : g.shared_latency;
-    return lat + assume::bank_pass_cycles * std::max(0.0, ways - 1);  // each extra bank pass: one more wavefront
+    return lat + a.mem("shared_bank_pass_latency_cycles") * std::max(0.0, ways - 1);  // each pass past the first
   }
   if (!global_like(s.space)) return d.latency;
   const bool is_store = s.mem_op == MemOp::store;
