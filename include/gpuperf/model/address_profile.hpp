@@ -279,7 +279,7 @@ class AddressProfiler {
     unsigned w = d.mem_width ? d.mem_width : std::max(1u, s.access_bits / 8);
     sum.requests += 1;
     if (s.space == MemSpace::shared) {
-      unsigned wf = shared_wavefronts(lane, d.addr_count, w);
+      const unsigned wf = shared_request_wavefronts(s, d.static_index, lane, d.addr_count, w);
       sum.wavefronts += wf;
       if (kept) dyn_wavefronts_[di] = static_cast<std::uint8_t>(std::min(255u, wf));
       return;
@@ -313,6 +313,23 @@ class AddressProfiler {
       sum.partial_sectors += c.sectors;
       sum.partial_lines += c.lines;
     }
+  }
+
+  // Wavefronts of a shared-memory request of static instruction i by its form
+  // (sass::shared_lane_passes, parsed once per PC): a load's, a store's or ATOMS.POPC.INC's by
+  // the distinct words in the busiest bank, another atomic's by its lanes there.
+  unsigned shared_request_wavefronts(const StaticInstr& s, std::uint32_t i, const std::uint64_t* lane, unsigned n, unsigned width) {
+    using sass::SharedLanePasses;
+    if (s.mem_op != MemOp::atomic && s.mem_op != MemOp::reduction) return shared_wavefronts(lane, n, width);
+    if (lane_passes_.size() <= i) lane_passes_.resize(pcs_.size(), -1);
+    if (lane_passes_[i] < 0) lane_passes_[i] = static_cast<std::int8_t>(sass::shared_lane_passes(sass::tokenize_opcode(s.opcode)));
+    switch (static_cast<SharedLanePasses>(lane_passes_[i])) {
+      case SharedLanePasses::per_word: return shared_wavefronts(lane, n, width);
+      case SharedLanePasses::per_lane: return shared_lane_wavefronts(lane, n, width);
+      case SharedLanePasses::two_per_lane: return shared_lane_wavefronts(lane, n, width, 2);
+      case SharedLanePasses::two_per_request: return 2;
+    }
+    return shared_wavefronts(lane, n, width);
   }
 
   // Whether static instruction i, a load, goes through L1 (sass::load_bypasses_l1), once per PC.
@@ -533,6 +550,7 @@ class AddressProfiler {
   std::vector<std::uint8_t> dyn_partial_sectors_;
   std::vector<std::uint8_t> dyn_bank_passes_;
   std::vector<std::int8_t> through_l1_;  // per PC: -1 not yet known
+  std::vector<std::int8_t> lane_passes_;  // per shared atomic PC: its sass::SharedLanePasses, -1 not yet known
   std::vector<std::uint64_t> sectors_;  // the window's coalesced sectors
   std::vector<std::size_t> begin_;
   // Sectors shared by the whole window: only where it holds enough CTAs to tell data every CTA

@@ -185,6 +185,26 @@ inline unsigned global_bank_passes(const std::uint64_t* addr, unsigned n, unsign
   return total;
 }
 
+// Shared-memory wavefronts of a request whose lanes each take their own pass in their bank
+// (sass::SharedLanePasses::per_lane: an ATOMS.ADD's lanes on one word are served one after the
+// other, calibrate/shared_atomic_probe.cu): the most lanes on one bank, per half-warp (8 B) or
+// quarter-warp (16 B) group as for loads, times `passes_per_lane`.
+inline unsigned shared_lane_wavefronts(const std::uint64_t* addr, unsigned n, unsigned width, unsigned passes_per_lane = 1) {
+  if (n == 0) return 0;
+  constexpr unsigned banks = 32, bank_bytes = 4;
+  const unsigned group = width >= 16 ? 8 : width >= 8 ? 16 : 32;
+  const unsigned per = std::max(1u, width / bank_bytes);
+  unsigned total = 0;
+  for (unsigned g0 = 0; g0 < n; g0 += group) {
+    const unsigned g1 = std::min(n, g0 + group);
+    unsigned count[banks] = {0}, most = 1;
+    for (unsigned i = g0; i < g1; ++i)
+      for (unsigned k = 0; k < per; ++k) most = std::max(most, ++count[(addr[i] / bank_bytes + k) % banks]);
+    total += most;
+  }
+  return total * passes_per_lane;
+}
+
 // Passes of the L2's atomic unit for one warp's atomic request on 4 B words: lanes on distinct
 // words of a 32 B sector share a pass, lanes on the same word take one pass each (measured: a
 // warp whose lanes all update one word costs as much as 32 lanes on 32 lines), so a sector

@@ -56,6 +56,22 @@ inline bool load_bypasses_l1(const OpcodeTokens& t) {
   return (t.has("STRONG") && (t.has("GPU") || t.has("SYS"))) || t.base == "UTMALDG" || (t.base == "LDGSTS" && t.has("BYPASS"));
 }
 
+// How a shared-memory request's lanes take the banks' passes, by its form. Measured on the H200
+// (calibrate/shared_atomic_probe.cu: cycles a request at 32 warps an SM, and Nsight Compute's
+// wavefronts, agree for every form and pattern): loads, stores and ATOMS.POPC.INC (lanes on one
+// word add their count once) take a pass per distinct word in the busiest bank; the other
+// atomics (ATOMS.ADD, .MIN, .MAX, .EXCH, ...) one per lane in it, lanes on one word each their
+// own; ATOMS.CAS two per lane; ATOMS.CAST.SPIN, the compiler's retry loop of a float add, two a
+// request, the lanes it cannot serve retrying (the trace records each retry).
+enum class SharedLanePasses : std::uint8_t { per_word, per_lane, two_per_lane, two_per_request };
+inline SharedLanePasses shared_lane_passes(const OpcodeTokens& t) {
+  if (t.base != "ATOMS") return SharedLanePasses::per_word;
+  if (t.has("POPC")) return SharedLanePasses::per_word;
+  if (t.has("CAST")) return SharedLanePasses::two_per_request;
+  if (t.has("CAS")) return SharedLanePasses::two_per_lane;
+  return SharedLanePasses::per_lane;
+}
+
 inline MemoryTraits memory_traits(const OpcodeTokens& t) {
   MemoryTraits m;
   auto b = t.base;
