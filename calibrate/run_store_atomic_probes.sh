@@ -48,9 +48,32 @@ case " $STEPS " in *" tma "*)
   if [ -f "$TRACER" ]; then
     for c in 3 4 5; do
       mkdir -p "$B/tma_trace_$c"
-      CUDA_INJECTION64_PATH=$TRACER GPUPERF_TRACE_DIR="$B/tma_trace_$c" GPUPERF_TRACE_VERBOSE=1 timeout 60 "$B/tma_store_probe" $c 1
+      CUDA_INJECTION64_PATH=$TRACER GPUPERF_TRACE_DIR="$B/tma_trace_$c" GPUPERF_TRACE_KERNEL=tma_store GPUPERF_TRACE_VERBOSE=1 \
+        timeout 60 "$B/tma_store_probe" $c 1
     done > "$OUT/tma_store_trace.log" 2>&1
     (cd "$B" && tar -cJf "$OUT/tma_store_traces.tar.xz" tma_trace_3 tma_trace_4 tma_trace_5)
+    # Whether the traced boxes are where the copies wrote: tile t (one a CTA, row 0 of the
+    # tile grid) at byte 256 t of the tensor, 64 rows of 256 B, 16 KiB apart. Exit 3 if not.
+    python3 - "$B" <<'PY' | tee "$OUT/tma_store_check.txt"
+import glob, sys
+ok = True
+for case, op in ((3, "UTMASTG"), (4, "UTMAREDG")):
+    offsets, shapes = set(), set()
+    for f in glob.glob(f"{sys.argv[1]}/tma_trace_{case}/kernel-*.traceg"):
+        for line in open(f):
+            t = line.split()
+            if op not in line or "3" not in t:
+                continue
+            i = t.index("3")
+            if not t[i + 1].startswith("0x"):
+                continue
+            offsets.add(int(t[i + 1], 16) - int(t[i + 10], 16))
+            shapes.add((int(t[i - 1]), int(t[i + 2]), int(t[i + 3]), int(t[i + 11])))
+    good = offsets == {256 * k for k in range(64)} and shapes == {(256, 64, 16384, 16384 * 4096 * 4)}
+    print(op, "boxes", "match" if good else "DO NOT match", len(offsets), "offsets", sorted(offsets)[:4], "shapes", shapes)
+    ok = ok and good
+sys.exit(0 if ok else 3)
+PY
   fi
 ;; esac
 ls -la "$OUT"

@@ -18,9 +18,10 @@ struct gp_mem_record_t {
   uint64_t addrs[32];
 };
 
-// One per traced bulk tensor copy (UTMALDG), sent right after its instruction's record
-// (h.has_addrs == 2): the tensor map's 128 bytes as the copy read them, and the box's
-// coordinates (the uniform registers after the shared-memory destination and its mbarrier).
+// One per traced bulk tensor copy (UTMALDG, UTMASTG, UTMAREDG), sent right after its
+// instruction's record (h.has_addrs == 2): the tensor map's 128 bytes as the copy read them, and
+// the box's coordinates (the uniform registers after a load's shared-memory destination and its
+// mbarrier, or after a store's shared-memory source).
 struct gp_tma_record_t {
   gp_record_t h;
   int32_t coords[5];

@@ -49,7 +49,7 @@ extern "C" __device__ __noinline__ void gp_trace(int pred, uint32_t instr_idx, i
   ch->push(&r, is_mem ? sizeof(gp_mem_record_t) : sizeof(gp_record_t));
 }
 
-// Inserted after gp_trace before a bulk tensor copy (UTMALDG): the copy's tensor map (generic
+// Inserted after gp_trace before a bulk tensor copy (UTMALDG, UTMASTG, UTMAREDG): the copy's tensor map (generic
 // address in two uniform registers) and coordinates, for the host to decode into the box's
 // global byte ranges.
 extern "C" __device__ __noinline__ void gp_tma(int pred, uint32_t instr_idx, uint32_t map_lo, uint32_t map_hi, int32_t c0, int32_t c1,

@@ -51,7 +51,7 @@ struct StaticInfo {
   std::vector<std::string> dst, src;
   int mem_width = 0;
   bool is_mem = false;
-  int tma_dims = 0;  // a bulk tensor copy (UTMALDG) whose map and coordinates are recorded: its rank
+  int tma_dims = 0;  // a bulk tensor copy (UTMALDG, UTMASTG, UTMAREDG) whose map and coordinates are recorded: its rank
 };
 
 // A tiled tensor map as the bulk copy's hardware reads it: its first 64 bytes, decoded as
@@ -232,9 +232,12 @@ void instrument(CUcontext ctx, CUfunction func) {
       else nvbit_add_call_arg_const_val64(in, 0);
       nvbit_add_call_arg_launch_val64(in, 0);
       nvbit_add_call_arg_const_val64(in, (uint64_t)ctx_state[ctx]->channel_dev);
-      // A bulk tensor copy: [URa] (shared destination, then its mbarrier and the coordinates in
-      // URa+2...), [URb] (the tensor map's generic address in URb, URb+1).
-      if (base == "UTMALDG" && si.opcode.find("IM2COL") == std::string::npos) {
+      // A bulk tensor copy: [URa] (a load's shared destination, then its mbarrier and the
+      // coordinates in URa+2...; a store's or reduction's shared source, then the coordinates in
+      // URa+1...), [URb] (the tensor map's generic address in URb, URb+1).
+      const bool tensor_copy = base == "UTMALDG" || base == "UTMASTG" || base == "UTMAREDG";
+      if (tensor_copy && si.opcode.find("IM2COL") == std::string::npos) {
+        const int first_coord = base == "UTMALDG" ? 2 : 1;
         int mrefs[2], n = 0;
         for (int i = 0; i < in->getNumOperands() && n < 2; ++i) {
           const auto* op = in->getOperand(i);
@@ -243,8 +246,12 @@ void instrument(CUcontext ctx, CUfunction func) {
                     op->type == InstrType::OperandType::MREF ? op->u.mref.has_ur : -1, op->type == InstrType::OperandType::MREF ? op->u.mref.ur_num : -1);
           if (op->type == InstrType::OperandType::MREF && op->u.mref.has_ur) mrefs[n++] = op->u.mref.ur_num;
         }
-        const size_t d = si.opcode.find("D", 8);
-        const int dims = (si.opcode.size() > 9 && si.opcode[8] >= '1' && si.opcode[8] <= '5' && d == 9) ? si.opcode[8] - '0' : 0;
+        // The rank: "UTMALDG.3D", "UTMAREDG.2D.ADD": the digit after the base's dot.
+        const size_t dot = base.size();
+        const int dims = (si.opcode.size() > dot + 2 && si.opcode[dot] == '.' && si.opcode[dot + 1] >= '1' && si.opcode[dot + 1] <= '5' &&
+                          si.opcode[dot + 2] == 'D')
+                             ? si.opcode[dot + 1] - '0'
+                             : 0;
         if (n == 2 && dims > 0) {
           si.tma_dims = dims;
           nvbit_insert_call(in, "gp_tma", IPOINT_BEFORE);
@@ -253,7 +260,7 @@ void instrument(CUcontext ctx, CUfunction func) {
           nvbit_add_call_arg_ureg_val(in, mrefs[1]);
           nvbit_add_call_arg_ureg_val(in, mrefs[1] + 1);
           for (int c = 0; c < 5; ++c) {
-            const int ur = mrefs[0] + 2 + c;
+            const int ur = mrefs[0] + first_coord + c;
             if (c < dims && ur < 63) nvbit_add_call_arg_ureg_val(in, ur);
             else nvbit_add_call_arg_const_val32(in, 0);
           }
@@ -281,7 +288,7 @@ void* recv_thread(void* arg) {
       size_t sz = h->has_addrs == 2 ? sizeof(gp_tma_record_t) : h->has_addrs ? sizeof(gp_mem_record_t) : sizeof(gp_record_t);
       if (h->cta_x == -1) { cs->kernel_done = true; p += sz; continue; }
       Launch* L = cs->current;
-      if (h->has_addrs == 2) {  // belongs to the warp's last record, its UTMALDG
+      if (h->has_addrs == 2) {  // belongs to the warp's last record, its bulk tensor copy
         if (L && !L->truncated) {
           auto it = L->warps.find(std::make_tuple(h->cta_z, h->cta_y, h->cta_x, h->warp_id));
           if (it != L->warps.end() && !it->second.recs.empty() && it->second.recs.back().h.instr_idx == h->instr_idx)
