@@ -1198,10 +1198,11 @@ TEST_CASE("a trace whose header says its copies carry their sources keeps them, 
                        doctest::Contains("expected 'async copy addresses = global sources', found 'shared'"), ParseError);
 }
 
-TEST_CASE("TMA traffic the model lacks is warned of: bulk tensor stores in any input, traced bulk loads without their box") {
-  // A TMA epilogue's UTMASTG writes its tile to global memory; the model gives it no traffic
-  // (the corpus' torchlib writes from traces: mean log2 of modelled over measured -1.28), and a
-  // UTMALDG traced without its box carried none either: both were silent.
+TEST_CASE("TMA traffic the model lacks is warned of: bulk tensor stores and loads without their box, reductions") {
+  // A TMA epilogue's UTMASTG writes its tile to global memory; without its box (a profile, an
+  // older trace) the model gives it no traffic (the corpus' torchlib writes from traces: mean
+  // log2 of modelled over measured -1.28), and a UTMALDG traced without its box carried none
+  // either: both were silent. A reduction's box is read but not modelled.
   auto h200 = GpuSpec::from_catalog(shipped_tables(), "h200");
   auto predict = [&](const std::string& body) {
     const std::string text = "-kernel name = tma\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 49152\n-nregs = 16\n"
@@ -1217,13 +1218,20 @@ TEST_CASE("TMA traffic the model lacks is warned of: bulk tensor stores in any i
   const std::string store = "0010 00000001 0 UTMASTG.2D 2 UR8 UR14 4 0 0x2a400 0\n";
   const std::string boxless = "0020 00000001 0 UTMALDG.2D 2 UR8 UR14 4 0 0x400 0\n";
   const std::string boxed = "0020 00000001 0 UTMALDG.2D 2 UR8 UR14 256 3 0x7f0000000000 64 16384 1 0 1 0 1 0 0x7f0000000000 67108864 0\n";
-  CHECK(missing(predict(store + boxed)) == std::vector<std::string>{"1", "0"});
-  CHECK(missing(predict("0030 ffffffff 1 R4 IADD3 2 R4 R5 0 0\n" + boxless)) == std::vector<std::string>{"0", "1"});
+  const std::string boxed_store = "0010 00000001 0 UTMASTG.2D 2 UR8 UR14 256 3 0x7f0000000000 64 16384 1 0 1 0 1 0 0x7f0000000000 67108864 0\n";
+  const std::string reduction = "0010 00000001 0 UTMAREDG.2D.ADD 2 UR8 UR14 256 3 0x7f0000000000 64 16384 1 0 1 0 1 0 0x7f0000000000 67108864 0\n";
+  CHECK(missing(predict(store + boxed)) == std::vector<std::string>{"1", "0", "0"});
+  CHECK(missing(predict("0030 ffffffff 1 R4 IADD3 2 R4 R5 0 0\n" + boxless)) == std::vector<std::string>{"0", "1", "0"});
   CHECK(missing(predict("0030 ffffffff 1 R4 IADD3 2 R4 R5 0 0\n" + boxed)).empty());
-  CHECK(explain(Warning{WarningCode::bulk_traffic_missing, {"1", "2"}}) ==
-        "1 warp executions of bulk tensor stores (UTMASTG: TMA epilogues), whose writes to L2 and DRAM are not modelled; 2 traced warp executions "
+  CHECK(missing(predict(boxed_store + boxed)).empty());
+  CHECK(missing(predict(reduction + boxed)) == std::vector<std::string>{"0", "0", "1"});
+  CHECK(explain(Warning{WarningCode::bulk_traffic_missing, {"1", "2", "0"}}) ==
+        "1 warp executions of bulk tensor stores (UTMASTG: TMA epilogues) without their box (a profile, a trace from gpuperf's tracer before "
+        "2026-12-01, or a map it could not decode), whose writes to L2 and DRAM are not modelled; 2 traced warp executions "
         "of bulk tensor loads (UTMALDG) without their box (a trace from gpuperf's tracer before 2026-11-29, or a map it could not decode), which "
         "carry no traffic: the memory traffic is under-counted");
+  CHECK(explain(Warning{WarningCode::bulk_traffic_missing, {"0", "0", "3"}}) ==
+        "3 warp executions of bulk tensor reductions (UTMAREDG), whose L2 and DRAM traffic is not modelled: the memory traffic is under-counted");
 }
 
 }  // namespace gpuperf_test_memory_requests

@@ -1528,14 +1528,14 @@ TEST_CASE("counts-only input: bulk copies carry the L2 reads the profile counted
 // 256 B, 16 KiB apart: 64 x 64 fp32 tiles of a 4096 x 2048 fp32 matrix, 32 MiB), as gpuperf's
 // tracer records a bulk tensor copy (address mode 3): copy i reads the tile in row i % 32 of
 // tiles (`step` bytes apart; 0: all in row 0) and column i / 32.
-static std::string bulk_copy_trace(int copies, std::uint64_t step, int grid = 1) {
+static std::string bulk_copy_trace(int copies, std::uint64_t step, int grid = 1, const char* opcode = "UTMALDG.2D") {
   std::ostringstream t;
   t << "-kernel name = tiles\n-kernel id = 1\n-grid dim = (" << grid << ",1,1)\n-block dim = (32,1,1)\n-shmem = 65536\n-nregs = 32\n"
        "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 1\n-cta sampling = first 1\n\n"
        "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = "
     << copies + 1 << "\n" << std::hex;
   for (int i = 0; i < copies; ++i)
-    t << "0010 00000001 0 UTMALDG.2D 2 UR8 UR14 256 3 0x" << (0x7f0000000000ull + step * static_cast<std::uint64_t>(i % 32) + (i / 32) * 256)
+    t << "0010 00000001 0 " << opcode << " 2 UR8 UR14 256 3 0x" << (0x7f0000000000ull + step * static_cast<std::uint64_t>(i % 32) + (i / 32) * 256)
       << std::dec << " 64 16384 1 0 1 0 1 0 0x7f0000000000 33554432 0\n" << std::hex;
   t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
   return t.str();
@@ -1564,6 +1564,42 @@ TEST_CASE("traces: a bulk tensor copy's box carries its traffic, from DRAM once 
   // reads the one 32 MiB matrix its boxes name, which no grid reads more of.
   Session wide(load_trace_text(bulk_copy_trace(256, 1 << 20, 64), "gpuperf_test_bulk_wide.traceg"));
   CHECK(wide.predict(h200).kernels.at(0).memory.dram_read_bytes == doctest::Approx(32.0 * 1024 * 1024).epsilon(0.01));
+}
+
+TEST_CASE("traces: a bulk tensor store's box is written to L2 and back to DRAM as a store's sectors") {
+  // calibrate/tma_store_probe.cu (H200): 256 MiB of 16 KiB UTMASTG boxes wrote 241 MB to DRAM,
+  // the rest left dirty in L2 at the end, as plain stores do. Before store boxes were traced a
+  // UTMASTG moved nothing (and the report warned of it).
+  auto h200 = GpuSpec::from_catalog(tables(), "h200");
+  Session one(load_trace_text(bulk_copy_trace(256, 1 << 20, 1, "UTMASTG.2D"), "gpuperf_test_bulk_store.traceg"));
+  const auto r = one.predict(h200).kernels.at(0);
+  CHECK(r.memory.global_store_requests == 256);
+  CHECK(r.memory.global_store_sectors == 256 * 512);
+  CHECK(r.memory.global_load_sectors == 0);
+  CHECK(r.memory.dram_read_bytes == 0);
+  CHECK(r.memory.l2_bytes == doctest::Approx(4.0 * 1024 * 1024));
+  CHECK(r.bounds.l1 == 0);  // the TMA unit writes past L1
+  CHECK(std::none_of(r.warnings.begin(), r.warnings.end(), [](const Warning& w) { return w.code == WarningCode::bulk_traffic_missing; }));
+  // One traced CTA of 64 whose boxes tile a 32 MiB tensor: the grid writes back no more than
+  // the tensor, less the dirty share a cold L2 keeps past the end.
+  Session wide(load_trace_text(bulk_copy_trace(256, 1 << 20, 64, "UTMASTG.2D"), "gpuperf_test_bulk_store_wide.traceg"));
+  const auto w = wide.predict(h200).kernels.at(0);
+  CHECK(w.memory.global_store_sectors == doctest::Approx(64 * 256 * 512));
+  const double retained = h200.l2_dirty_retained_fraction * h200.l2_bytes;
+  CHECK(w.memory.dram_write_bytes == doctest::Approx(32.0 * 1024 * 1024 - retained).epsilon(0.01));
+}
+
+TEST_CASE("traces: the TMA store probe's boxes give the L2 writes its counters measured") {
+  // tests/data/h200/tma_store: 64 CTAs each storing one 16 KiB tile with UTMASTG. Nsight Compute:
+  // 32768 L2 sectors from the TMA unit and no DRAM write (the L2 keeps the 1 MiB dirty). Before
+  // the tracer recorded store boxes the trace gave the copies no traffic at all.
+  auto h200 = GpuSpec::from_catalog(tables(), "h200");
+  Session s(load(std::string(GPUPERF_TEST_DIR) + "/data/h200/tma_store/kernelslist.g"));
+  const auto r = s.predict(h200).kernels.at(0);
+  CHECK(r.memory.global_store_sectors == 32768);
+  CHECK(r.memory.l2_bytes == doctest::Approx(32768 * 32.0));
+  CHECK(r.memory.dram_write_bytes == 0);
+  CHECK(r.memory.dram_read_bytes == 0);
 }
 
 TEST_CASE("traces: the TMA probe's boxes give the DRAM reads its counters measured") {

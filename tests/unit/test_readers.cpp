@@ -113,8 +113,21 @@ TEST_CASE("Accel-Sim v5 trace: a bulk tensor copy's box (address mode 3) is read
   CHECK(slurp(out).find("0000 00000001 0 UTMALDG.2D 2 UR8 UR14 256 3 0x7f0000000000 64 16384 1 0 1 0 1 0 0x7f0000000000 67108864") != std::string::npos);
   // Mode 3 belongs to bulk copies, and its rows are the TMA's (1..256 a dim).
   write_file(f, trace("0000 ffffffff 1 R4 LDG.E 1 R2 256 3 0x7f0000000000 64 16384 1 0 1 0 1 0 0x7f0000000000 67108864 0"));
-  CHECK_THROWS_WITH_AS(AccelSimKernelReader::read(f), doctest::Contains("expected an address mode 0, 1 or 2 (mode 3 is for bulk tensor copies, UTMALDG)"),
-                       ParseError);
+  CHECK_THROWS_WITH_AS(AccelSimKernelReader::read(f),
+                       doctest::Contains("expected an address mode 0, 1 or 2 (mode 3 is for bulk tensor copies: UTMALDG, UTMASTG, UTMAREDG)"), ParseError);
+  // A store's box is a global store; a reduction's is kept, with no space the model gives traffic.
+  for (const char* op : {"UTMASTG.2D", "UTMAREDG.2D.ADD"}) {
+    write_file(f, trace(std::string("0000 00000001 0 ") + op + " 2 UR8 UR14 256 3 0x7f0000000000 64 16384 1 0 1 0 1 0 0x7f0000000000 67108864 0"));
+    const Kernel b = AccelSimKernelReader::read(f);
+    const bool store = std::string(op) == "UTMASTG.2D";
+    CHECK(b.program[0].bulk_box);
+    CHECK(b.program[0].space == (store ? MemSpace::global : MemSpace::none));
+    CHECK(b.program[0].mem_op == (store ? MemOp::store : MemOp::reduction));
+    CHECK(b.dyn[0].addr_count == kBulkBoxWords);
+    write_traceg(b, out);
+    CHECK(slurp(out).find(std::string("0000 00000001 0 ") + op + " 2 UR8 UR14 256 3 0x7f0000000000 64 16384 1 0 1 0 1 0 0x7f0000000000 67108864") !=
+          std::string::npos);
+  }
   write_file(f, trace("0000 00000001 0 UTMALDG.2D 2 UR8 UR14 256 3 0x7f0000000000 0 16384 1 0 1 0 1 0 0x7f0000000000 67108864 0"));
   CHECK_THROWS_WITH_AS(AccelSimKernelReader::read(f), doctest::Contains("expected a box's rows in 1..256"), ParseError);
   write_file(f, trace("0000 00000001 0 UTMALDG.2D 2 UR8 UR14 4096 3 0x7f0000000000 64 16384 1 0 1 0 1 0 0x7f0000000000 67108864 0"));

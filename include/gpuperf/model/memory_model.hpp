@@ -348,6 +348,8 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const GpuSpec& 
     double profiled = p.l2_profiled();
     double first_writes = profiled > 0 ? static_cast<double>(p.l2_first_writes) / profiled : 1.0;
     m.dram_sectors = sectors * first_writes * (1 - l2.warm_fraction);
+    // A bulk tensor store writes inside the tensors its boxes name, however the sample grows.
+    if (p.l2_cold_tensor_sectors > 0) m.dram_sectors = std::min(m.dram_sectors, p.l2_cold_tensor_sectors * (1 - l2.warm_fraction));
   }
   return m;
 }

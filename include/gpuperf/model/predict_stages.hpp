@@ -33,17 +33,22 @@ inline KernelReport identify(const Kernel& k, const GpuSpec& g) {
   rep.sm_clock_mhz = g.sm_clock_mhz;
   for (auto& w : k.warnings) rep.warnings.push_back({WarningCode::input, {w}});
   // Copies whose traffic the input does not give: asynchronous copies without their sources
-  // (StaticInstr::copy_sources_unknown); TMA stores in any input; TMA loads without a box in a
-  // trace (a profile gives them its L2 reads beyond the loads', memory_model.hpp's bulk_copy_traffic).
-  std::uint64_t unknown_copies = 0, unknown_copy_pcs = 0, tma_stores = 0, boxless_loads = 0;
+  // (StaticInstr::copy_sources_unknown); TMA stores without a box (a profile's, or a trace's
+  // from gpuperf's tracer before 2026-12-01); TMA loads without a box in a trace (a profile gives
+  // them its L2 reads beyond the loads', memory_model.hpp's bulk_copy_traffic); TMA reductions.
+  std::uint64_t unknown_copies = 0, unknown_copy_pcs = 0, boxless_stores = 0, boxless_loads = 0, reductions = 0;
   for (const auto& s : k.program) {
     if (s.copy_sources_unknown) { unknown_copies += s.warp_executed; ++unknown_copy_pcs; }
-    if (s.opcode.rfind("UTMASTG", 0) == 0) tma_stores += s.warp_executed;
-    else if (k.has_dynamic_trace() && s.opcode.rfind("UTMALDG", 0) == 0 && !s.bulk_box) boxless_loads += s.warp_executed;
+    switch (sass::bulk_tensor_copy(std::string_view(s.opcode).substr(0, s.opcode.find('.')))) {
+      case sass::BulkTensorCopy::store: if (!s.bulk_box) boxless_stores += s.warp_executed; break;
+      case sass::BulkTensorCopy::load: if (k.has_dynamic_trace() && !s.bulk_box) boxless_loads += s.warp_executed; break;
+      case sass::BulkTensorCopy::reduction: reductions += s.warp_executed; break;
+      case sass::BulkTensorCopy::none: break;
+    }
   }
   if (unknown_copy_pcs) rep.warnings.push_back({WarningCode::copy_sources_unknown, {std::to_string(unknown_copies), std::to_string(unknown_copy_pcs)}});
-  if (tma_stores + boxless_loads > 0)
-    rep.warnings.push_back({WarningCode::bulk_traffic_missing, {std::to_string(tma_stores), std::to_string(boxless_loads)}});
+  if (boxless_stores + boxless_loads + reductions > 0)
+    rep.warnings.push_back({WarningCode::bulk_traffic_missing, {std::to_string(boxless_stores), std::to_string(boxless_loads), std::to_string(reductions)}});
   if (k.truncated_at_instructions)
     rep.warnings.push_back({WarningCode::truncated_trace, {std::to_string(k.truncated_at_instructions), k.cta_work.empty() ? "" : "counted"}});
   return rep;

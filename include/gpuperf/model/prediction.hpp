@@ -48,7 +48,7 @@ enum class WarningCode : std::uint8_t {
   no_control_bits,    // no listing with encodings joined: compiler stall counts and barriers unknown: {}
   busiest_sm_share,   // counts: the profile's busiest sub-partition ran more than an even placement gives: {busiest SM's work / average's, one decimal}
   copy_sources_unknown,  // asynchronous copies traced with their shared destinations, not their global sources: {executions, PCs}
-  bulk_traffic_missing,  // bulk tensor copies whose traffic the model lacks: {TMA stores' executions, traced TMA loads without a box's executions}
+  bulk_traffic_missing,  // bulk tensor copies whose traffic the model lacks: {executions of TMA stores without a box, of traced TMA loads without a box, of TMA reductions}
 };
 
 struct Warning {

@@ -203,11 +203,15 @@ inline std::string explain(const Warning& w) {
              "their L1, L2 and DRAM traffic is assumed, each sector fetched once from DRAM; re-trace with the current tracer";
     case WarningCode::bulk_traffic_missing: {
       std::string parts;
-      if (arg(0) != "0") parts = arg(0) + " warp executions of bulk tensor stores (UTMASTG: TMA epilogues), whose writes to L2 and DRAM are not modelled";
+      if (arg(0) != "0")
+        parts = arg(0) + " warp executions of bulk tensor stores (UTMASTG: TMA epilogues) without their box (a profile, a trace from gpuperf's "
+                         "tracer before 2026-12-01, or a map it could not decode), whose writes to L2 and DRAM are not modelled";
       if (arg(1) != "0")
         parts += (parts.empty() ? "" : "; ") + arg(1) +
                  " traced warp executions of bulk tensor loads (UTMALDG) without their box (a trace from gpuperf's tracer before 2026-11-29, or a "
                  "map it could not decode), which carry no traffic";
+      if (arg(2) != "" && arg(2) != "0")
+        parts += (parts.empty() ? "" : "; ") + arg(2) + " warp executions of bulk tensor reductions (UTMAREDG), whose L2 and DRAM traffic is not modelled";
       return parts + ": the memory traffic is under-counted";
     }
     case WarningCode::stored_by_untraced:

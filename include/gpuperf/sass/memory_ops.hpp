@@ -56,6 +56,18 @@ inline bool load_bypasses_l1(const OpcodeTokens& t) {
   return (t.has("STRONG") && (t.has("GPU") || t.has("SYS"))) || t.base == "UTMALDG" || (t.base == "LDGSTS" && t.has("BYPASS"));
 }
 
+// A bulk tensor copy (TMA): which way its box moves. A load (UTMALDG) fills shared memory from
+// L2; a store (UTMASTG, the epilogue of Hopper GEMMs) writes the box to L2 as whole lines, which
+// reach DRAM as any store's (calibrate/tma_store_probe.cu: 256 MiB stored, 241 MB written to DRAM
+// and 27 MB left dirty in L2, 4.33 TB/s); a reduction (UTMAREDG) reads and writes it in L2.
+enum class BulkTensorCopy : std::uint8_t { none, load, store, reduction };
+inline BulkTensorCopy bulk_tensor_copy(std::string_view base) {
+  if (base == "UTMALDG") return BulkTensorCopy::load;
+  if (base == "UTMASTG") return BulkTensorCopy::store;
+  if (base == "UTMAREDG") return BulkTensorCopy::reduction;
+  return BulkTensorCopy::none;
+}
+
 // How a shared-memory request's lanes take the banks' passes, by its form. Measured on the H200
 // (calibrate/shared_atomic_probe.cu: cycles a request at 32 warps an SM, and Nsight Compute's
 // wavefronts, agree for every form and pattern): loads, stores and ATOMS.POPC.INC (lanes on one

@@ -630,10 +630,14 @@ class AccelSimKernelReader {
 
   // Address mode 3 (gpuperf's tracer, bulk tensor copies): the width is the bytes of a row, then
   // the first row's address, four (rows, byte stride) pairs over the box's other dims, and the
-  // tensor's first address and span in bytes.
+  // tensor's first address and span in bytes. A load's box is read from global memory, a store's
+  // written there; a reduction's is kept (convert writes it back) but carries no traffic, as the
+  // model has none for it (sass::BulkTensorCopy).
   static constexpr std::int64_t kMaxBoxRowBytes = 2048;  // a box's first dim: 256 elements of 8 bytes at most (the TMA's limits)
   void parse_bulk_box(scan::Cursor& cur, Kernel& k, StaticInstr& s, DynInstr& d, std::uint64_t row_bytes, std::size_t m_col) {
-    if (s.opcode.rfind("UTMALDG", 0) != 0) cur.fail("an address mode 0, 1 or 2 (mode 3 is for bulk tensor copies, UTMALDG)", m_col);
+    const auto copy = sass::bulk_tensor_copy(std::string_view(s.opcode).substr(0, s.opcode.find('.')));
+    if (copy == sass::BulkTensorCopy::none)
+      cur.fail("an address mode 0, 1 or 2 (mode 3 is for bulk tensor copies: UTMALDG, UTMASTG, UTMAREDG)", m_col);
     std::uint64_t box[kBulkBoxWords];
     box[kBoxFirstRow] = cur.hex();
     box[kBoxRowBytes] = row_bytes;
@@ -654,8 +658,8 @@ class AccelSimKernelReader {
     box[kBoxTensorBytes] = static_cast<std::uint64_t>(tensor_bytes);
     if (box[kBoxFirstRow] < box[kBoxTensorFirst] || box[kBoxFirstRow] - box[kBoxTensorFirst] >= box[kBoxTensorBytes])
       cur.fail("a box that starts inside its tensor", tc);
-    s.space = MemSpace::global;
-    s.mem_op = MemOp::load;
+    s.space = copy == sass::BulkTensorCopy::reduction ? MemSpace::none : MemSpace::global;
+    s.mem_op = copy == sass::BulkTensorCopy::store ? MemOp::store : copy == sass::BulkTensorCopy::load ? MemOp::load : MemOp::reduction;
     s.bulk_box = true;
     s.access_bits = static_cast<std::uint32_t>(row_bytes) * 8;
     if (opt_.keep_addresses && d.active_mask) k.set_lane_addresses(d, box, kBulkBoxWords);

@@ -75,8 +75,9 @@ struct StaticInstr {
   MemSpace space = MemSpace::none;
   MemOp mem_op = MemOp::none;
   std::uint32_t access_bits = 0;          // per-thread access size in bits
-  // A bulk tensor copy (UTMALDG) whose trace lines give its box (address mode 3): each dynamic
-  // instance's "lane addresses" are the box, kBulkBoxWords of them (bulk_box_sectors).
+  // A bulk tensor copy (UTMALDG, UTMASTG, UTMAREDG) whose trace lines give its box (address
+  // mode 3): each dynamic instance's "lane addresses" are the box, kBulkBoxWords of them
+  // (for_each_box_sector). A store's box is a global store's sectors; a reduction's has no space.
   bool bulk_box = false;
   // An asynchronous copy (LDGSTS) whose trace lines hold its shared destinations where its
   // global sources belong (gpuperf's tracer before 2026-11-29 recorded the first memory

@@ -1,0 +1,1 @@
+kernel-2.traceg.xz
