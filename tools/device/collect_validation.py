@@ -16,6 +16,10 @@ third_party/vbin/ by bench/validation/build_<suite>.sh) it runs, in the program'
   counts       the tracer with no CTA traced, only every CTA's warp instructions counted
                (traces/cta_counts.tsv): the grid's distribution of work, for traces taken
                before the tracer wrote it (`--phase counts`, not part of `all`)
+  retrace      the tracer again for the launches `--launches` names (e.g. 4-6,8-10), with the
+               same sampling and limit, into <program>/retraced/: for launches whose traces an
+               improved tracer writes differently (`--phase retrace`, not part of `all`; the
+               per-CTA counts stay the count-only run's)
 into DIR/<gpu>/<suite>/<program>/. A program already done (a .measured or .traced marker) is
 skipped, so the command can be run again after a time limit. Progress goes to DIR/progress.log.
 """
@@ -99,7 +103,8 @@ def prepare(out, suite, p):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--phase", choices=["measure", "trace", "counts", "all"], default="all")
+    ap.add_argument("--phase", choices=["measure", "trace", "counts", "retrace", "all"], default="all")
+    ap.add_argument("--launches", help="--phase retrace: the launch ids to trace again (1-based, e.g. 4-6,8-10)")
     ap.add_argument("--suite", action="append", help="suite names (default: every bench/validation/suites/*.json)")
     ap.add_argument("--only", action="append", default=[], help="program globs (NAME or SUITE/NAME)")
     ap.add_argument("--only-from", help="file of program globs, one a line (e.g. those collected on another GPU)")
@@ -167,6 +172,27 @@ def main():
         tracer_runs(".traced", a.ctas, ["--max-instrs", a.max_instrs], "traced")
     if a.phase == "counts":
         tracer_runs(".counted", "none", [], "counted")
+    if a.phase == "retrace":
+        if not a.launches:
+            ap.error("--phase retrace needs --launches")
+        for suite, p in todo:
+            if not prepare(out, suite, p):
+                log(out, f"{suite}/{p['program']}: prepare failed")
+                continue
+            cwd = os.path.normpath(os.path.join(VBIN, p["dir"]))
+            dest = os.path.join(out, suite, p["program"], "retraced")
+            os.makedirs(dest, exist_ok=True)
+            env = dict(os.environ, CUDA_INJECTION64_PATH=os.path.abspath(a.tracer), GPUPERF_TRACE_DIR=dest, GPUPERF_TRACE_XZ="1",
+                       GPUPERF_TRACE_MAX_INSTRS=a.max_instrs, GPUPERF_TRACE_VERBOSE="1", GPUPERF_TRACE_CTAS=a.ctas,
+                       GPUPERF_TRACE_LAUNCHES=a.launches, GPUPERF_TRACE_CTA_COUNTS="0")
+            t0 = time.time()
+            with open(os.path.join(dest, "tracer.log"), "w") as logf:
+                try:
+                    rc = subprocess.run(expand(p["cmd"]), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=logf,
+                                        timeout=a.timeout * 2).returncode
+                except subprocess.TimeoutExpired:
+                    rc = "timeout"
+            log(out, f"{suite}/{p['program']}: retraced launches {a.launches} rc={rc} in {time.time() - t0:.0f} s")
     log(out, "done")
 
 
