@@ -988,6 +988,37 @@ TEST_CASE("sampled trace: data the traced CTAs share is shared by the grid's unt
   CHECK(whole.predict(g).kernels.at(0).memory.dram_read_bytes == doctest::Approx(64 * 128).epsilon(1e-3));
 }
 
+// `traced` one-warp CTAs of a `grid`-CTA launch reading 64 rows of bytes: CTA c's lanes read
+// the 32 bytes from 32 c + 16 of each row (rows `grid` x 32 bytes apart), so its two sectors are
+// shared with its neighbours, as CTAs over image rows whose width is no multiple of 32 share them.
+static std::string edge_rows_trace(int traced, int grid) {
+  std::ostringstream t;
+  one_warp_sample_header(t, "edge_rows", traced, grid);
+  for (int c = 0; c < traced; ++c) {
+    t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = 65\n" << std::hex;
+    for (int r = 0; r < 64; ++r) {
+      t << "0010 ffffffff 1 R8 LDG.E.U8 1 R2 1 0";
+      for (unsigned long long lane = 0; lane < 32; ++lane)
+        t << " 0x" << 0x7f0000000000ull + static_cast<unsigned long long>(r) * 32ull * static_cast<unsigned long long>(grid) + 32ull * static_cast<unsigned long long>(c) + 16 + lane;
+      t << " 0\n";
+    }
+    t << std::dec << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n\n";
+  }
+  return t.str();
+}
+
+TEST_CASE("sampled trace: CTAs that share only their edges bring as many new sectors each as the sample's last ones") {
+  // 8 traced CTAs of 256: the first 4 touch 5 sectors a row, all 8 touch 9, the grid 257. Each
+  // further CTA adds the sample's marginal sector a row (affine growth). A power of the CTAs
+  // fitted to the two halves (n^0.85) gave 170 a row: a third of the reads hit in L2, as the
+  // HeCBench histogram's traces did (1.04 MB read where Nsight Compute counted 2.08 MB).
+  auto g = GpuSpec::from_catalog(tables(), "h200");
+  Session s(load_trace_text(edge_rows_trace(8, 256), "gpuperf_test_edge_rows.traceg"));
+  const auto r = s.predict(g).kernels.at(0);
+  CHECK(r.memory.global_load_sectors == doctest::Approx(256.0 * 64 * 2));
+  CHECK(r.memory.dram_read_bytes == doctest::Approx(257.0 * 64 * 32).epsilon(0.01));
+}
+
 // A whole grid of 4 one-warp CTAs traced, each a chain of dependent FFMAs: `heavy_cta` runs
 // 1,000 of them, the others 100.
 static std::string uneven_whole_grid_trace(int heavy_cta) {

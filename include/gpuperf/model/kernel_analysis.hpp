@@ -73,10 +73,11 @@ struct PcStats {
   std::uint64_t l2_cold_written_later[kWriterBuckets] = {0};
   std::uint64_t l2_first_writes = 0;  // stores: sectors this PC is the first in the kernel to write (each is written back once)
   // The L2 profile's first touches made by the first half of the traced CTAs (the profiler's
-  // count), and the exponent with which the PC's distinct sectors grow with the CTAs (1: each
-  // CTA touches its own; 0: all share them), from the two: what the grid's other CTAs share.
+  // count), and from the two halves the sectors a further CTA first-touches, as a share of the
+  // traced CTAs' mean (1: each CTA touches its own; 0: all share them): what the grid's other
+  // CTAs share.
   std::uint64_t l2_cold_first_half = 0;
-  double l2_cold_growth = 1;
+  double l2_cold_marginal = 1;
   // Loads drawn from one region (AddressProfiler): the PC's part of the region's sectors, which
   // bounds the grid's first touches of the PC (0: not bounded).
   double l2_cold_extent_sectors = 0;

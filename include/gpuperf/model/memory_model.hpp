@@ -50,11 +50,11 @@ namespace detail {
 inline bool uses_profiled_rates(const PcStats& p, const ProfiledRates& prof) { return !p.has_profile && prof.present; }
 
 // Of a sampled PC's first touches (scaled by grid_scale), the share that stays first touches in
-// the grid: grid_scale^(growth - 1) as its distinct sectors grow as n^growth, and no more than
-// the region its loads are drawn from holds; all of them for a whole-grid trace or data each
-// CTA owns.
+// the grid: the traced CTAs' own, and each further CTA the marginal share of theirs
+// (PcStats::l2_cold_marginal), so (1 + marginal (scale - 1)) / scale; no more than the region its
+// loads are drawn from holds; all of them for a whole-grid trace or data each CTA owns.
 inline double grid_cold_share(const PcStats& p) {
-  double share = p.grid_scale > 1 && p.l2_cold_growth < 1 ? std::pow(p.grid_scale, p.l2_cold_growth - 1) : 1.0;
+  double share = p.grid_scale > 1 ? (1 + p.l2_cold_marginal * (p.grid_scale - 1)) / p.grid_scale : 1.0;
   // No more than the region a PC's loads are drawn from holds.
   const double grid_cold = static_cast<double>(p.l2_cold) * p.grid_scale;
   if (p.l2_cold_extent_sectors > 0 && grid_cold > 0) share = std::min(share, p.l2_cold_extent_sectors / grid_cold);
@@ -424,7 +424,7 @@ inline double pc_latency(const StaticInstr& s, const PcStats& p, const InstrDesc
 }  // namespace detail
 
 // Distinct bytes the kernel touches: first-touch sectors of the traced stream, scaled to the
-// grid as each PC's distinct sectors grow with the CTAs (PcStats::l2_cold_growth), or every
+// grid as each PC's distinct sectors grow with the CTAs (PcStats::l2_cold_marginal), or every
 // requested sector when the input has no addresses (an upper bound that counts each reuse
 // again). A profile bounds the latter tighter: on its cold L2 every distinct byte read came from
 // DRAM at least once, and the bytes written are at most the sectors stored. A stencil reads
