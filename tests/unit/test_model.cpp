@@ -1414,6 +1414,26 @@ static std::shared_ptr<Kernel> counted_kernel(const char* name, std::uint32_t bl
   return k;
 }
 
+TEST_CASE("counts: the warps that leave a barrier together burst on the shared pipe once, not in every iteration of a loop") {
+  // One CTA of 32 warps an SM; between two barriers each warp loops 128 times over a shared
+  // load and a dependent add (the chain about as long as the pipe's time for all warps). Queued
+  // behind each other the warps come back staggered: the time is near the larger of the two,
+  // not their sum (the shared-atomic probe's float adds, such a loop, measured 20.6 us where
+  // a burst in every iteration gave 38.1 us).
+  const double warps = 32 * 132, iterations = 128;
+  auto k = counted_kernel("loop_after_barrier", 1024, 132, 16,
+                          {{"BAR.SYNC.DEFER_BLOCKING 0x0", warps}, {"LDS R2, [R4]", warps * iterations}, {"FADD R4, R2, R3", warps * iterations},
+                           {"BAR.SYNC.DEFER_BLOCKING 0x0", warps}, {"EXIT", warps}});
+  for (auto& st : k->program)
+    if (st.space == MemSpace::shared) st.shared_wavefronts = st.warp_executed;
+  auto g = GpuSpec::from_catalog(tables(), "h200");
+  const auto r = Predictor(k).predict(g);
+  REQUIRE(r.bounds.shared_memory > 0.5 * r.bounds.latency);
+  REQUIRE(r.bounds.latency > 0.5 * r.bounds.shared_memory);
+  CHECK(r.cycles < 1.25 * std::max(r.bounds.latency, r.bounds.shared_memory));
+  CHECK(r.cycles >= std::max(r.bounds.latency, r.bounds.shared_memory));
+}
+
 // A counts-only kernel: `warps` warps each load and store 128 B (4 sectors) once, with the
 // profile's memory counters when `traffic` is given.
 static std::shared_ptr<Kernel> counted_copy(double warps, const ProfiledTraffic* traffic) {
