@@ -489,6 +489,41 @@ TEST_CASE("traces: a shared atomic add's lanes on one word are served one after 
   CHECK(add.cycles > 2.5 * inc.cycles);
 }
 
+// One warp of a 264-CTA grid (two an SM, each with 16 warps in the header's block) issuing
+// `steps` groups of eight independent conflict-free shared loads, each followed by an independent
+// shuffle where `shuffles`.
+static std::string loads_and_shuffles_trace(int steps, bool shuffles) {
+  std::ostringstream t;
+  t << "-kernel name = mio_share\n-kernel id = 1\n-grid dim = (264,1,1)\n-block dim = (512,1,1)\n-shmem = 4096\n-nregs = 32\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 1\n-cta sampling = first 1\n\n"
+       "#BEGIN_TB\n\nthread block = 0,0,0\n\n";
+  for (int w = 0; w < 16; ++w) {
+    t << "warp = " << w << "\ninsts = " << steps * 8 * (shuffles ? 2 : 1) + 1 << "\n";
+    for (int i = 0; i < steps * 8; ++i) {
+      t << "0010 ffffffff 1 R" << 4 + i % 8 << " LDS 1 R2 4 1 0x" << std::hex << 0x400 + 128 * (i % 8) << std::dec << " 4 0\n";
+      if (shuffles) t << "0020 ffffffff 1 R" << 12 + i % 8 << " SHFL.IDX 2 R" << 20 + i % 8 << " R3 0\n";
+    }
+    t << "fff0 ffffffff 0 EXIT 0 0 0\n";
+  }
+  t << "#END_TB\n";
+  return t.str();
+}
+
+TEST_CASE("warp shuffles take passes of the shared-memory pipe that shared loads use (sm_90, measured)") {
+  // calibrate/mio_share_probe.cu (H200): 32 warps an SM, 256 SHFL an iteration 256.4 cycles,
+  // 256 LDS 257.9, both 513.2. Without the shared pipe, shuffles had a unit of their own and
+  // the mix took the larger of the two.
+  auto g = GpuSpec::from_catalog(tables(), "h200");
+  REQUIRE(g.arch_table().mem("shuffle_pipe_wavefronts") == 1.0);
+  Session loads(load_trace_text(loads_and_shuffles_trace(64, false), "gpuperf_test_mio_loads.traceg"));
+  Session mixed(load_trace_text(loads_and_shuffles_trace(64, true), "gpuperf_test_mio_mixed.traceg"));
+  const auto l = loads.predict(g).kernels.at(0), m = mixed.predict(g).kernels.at(0);
+  CHECK(m.bounds.shared_memory == doctest::Approx(2 * l.bounds.shared_memory).epsilon(0.02));
+  CHECK(m.cycles > 1.7 * l.cycles);
+  // A GPU whose table has no measurement keeps the shuffle's own unit only.
+  CHECK(GpuSpec::from_catalog(tables(), "a100").arch_table().mem("shuffle_pipe_wavefronts") == 0);
+}
+
 TEST_CASE("constant loads share the SM's one constant unit: 2 cycles per warp LDC on Hopper (measured)") {
   // 32 warps each issue independent register-indexed LDCs. The H200's loads of all four
   // sub-partitions together reach one per 2.01 SM cycles (calibrate/microbench.cu thr_const), so

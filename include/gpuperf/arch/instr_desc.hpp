@@ -34,6 +34,9 @@ struct InstrDesc {
   double flops_per_lane = 0;     // FP ops per active thread (FFMA = 2)
   double tensor_flops_per_warp = 0;
   bool variable_latency = false; // result arrives through a scoreboard (memory, SFU, ...)
+  // Passes of the SM's shared-memory data pipe an instruction that is not a memory access takes
+  // there (a warp shuffle: sass::takes_shared_pipe, the arch's shuffle_pipe_wavefronts).
+  double shared_pipe_wavefronts = 0;
 };
 
 namespace detail {
@@ -146,6 +149,7 @@ inline InstrDesc make_descriptor(const std::string& opcode, const ArchTable& arc
   d.is_barrier = base == "BAR" || base == "BARRIER";
   d.is_uniform = c == "uniform";
   d.is_nop = c == "nop";
+  if (sass::takes_shared_pipe(base)) d.shared_pipe_wavefronts = arch.mem("shuffle_pipe_wavefronts");
   d.variable_latency = mt.space != MemSpace::none || c == "sfu" || c == "conv" || c == "bitcount" || c == "shuffle" ||
                        c == "special_reg" || c == "tensor_hmma" || c == "tensor_imma" || c == "tensor_dmma" || c == "tensor_gmma";
   bool alu = mt.space == MemSpace::none && c != "branch" && c != "barrier" && c != "membar" && c != "nop";

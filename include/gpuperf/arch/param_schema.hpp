@@ -53,6 +53,9 @@ inline const std::vector<ParamSpec>& param_schema() {
       {S::memory, "shared_latency_cycles", "SM cycles", 5, 100, U::required},
       {S::memory, "launch_overhead_us", "us", 0, 50, U::required},
       {S::memory, "shared_atomic_latency_cycles", "SM cycles", 1, 500, U::optional},  // absent: shared_latency_cycles
+      {S::memory, "shuffle_pipe_wavefronts", "shared-memory data-pipe wavefronts per warp shuffle (SHFL)", 0, 8, U::defaulted, 0,
+       "not modelled without a measurement: 0 leaves shuffles their own unit only (measured 1.0 on sm_90 only: a shuffle takes a pass of the "
+       "pipe shared loads and stores use)"},
       {S::memory, "shared_bank_pass_latency_cycles", "SM cycles per shared-memory pass past a request's first", 0, 50, U::defaulted, 2,
        "estimated: a pass past the first delays the result by two SM cycles, as measured on sm_90 only (probe-shared-atomic-h200)"},
       {S::memory, "global_atomic_latency_cycles", "SM cycles beyond an L2 hit", 0, 2000, U::defaulted, 0,

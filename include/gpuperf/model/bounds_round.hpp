@@ -73,6 +73,9 @@ inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<In
     if (s.space == MemSpace::shared) {
       w.shared_wf += an.pcs[i].wavefronts / tw;
       w.pass_shared_wf += an.pcs[i].wavefronts / tw * pass;
+    } else if (d.shared_pipe_wavefronts > 0) {  // a shuffle's passes of the same pipe
+      w.shared_wf += c * d.shared_pipe_wavefronts;
+      w.pass_shared_wf += c * d.shared_pipe_wavefronts * pass;
     } else if (s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic) {
       w.l1_wf += mem[i].l1_wavefronts / tw;
       w.pass_l1_wf += mem[i].l1_wavefronts / tw * pass;

@@ -143,6 +143,7 @@ class SmSimulator {
     double issue_interval = 1, latency = 0, spacing = 1;
     double idle_latency = 0;  // the result latency with the DRAM idle (RoundModel::idle_latency)
     double l1_hit = 0;  // a global load's L1 sector hit rate (a load whose lines share bank passes costs less where they all hit)
+    double pipe_wavefronts = 0;  // a shuffle's passes of the shared-memory pipe (InstrDesc::shared_pipe_wavefronts)
   };
 
  public:
@@ -176,6 +177,7 @@ class SmSimulator {
       op.latency = rm_.latency[i];
       op.idle_latency = i < rm_.idle_latency.size() ? std::min(op.latency, rm_.idle_latency[i]) : op.latency;
       if (i < rm_.mem.size() && s.mem_op == MemOp::load) op.l1_hit = rm_.mem[i].h1;
+      op.pipe_wavefronts = op.memory ? 0.0 : d.shared_pipe_wavefronts;
       op.controlled = ctrl_ && s.control.valid;
       if (op.controlled) op.spacing = std::max(1.0, double(s.control.stall));
     }
@@ -362,6 +364,9 @@ class SmSimulator {
       st.mio += mio_.enqueue(t, wf) - t;
       completion = mio_.free + latency;
       if (dram_lines > 0) dram_waits_.add(completion, dram_lines);
+    } else if (op.pipe_wavefronts > 0 && d.active_mask) {  // a shuffle queues for the same pipe
+      st.mio += mio_.enqueue(t, op.pipe_wavefronts) - t;
+      completion = mio_.free + latency;
     }
     w.registers.write(slots_.data() + op.dst, op.ndst, completion, is_mem);
     w.last_completion = std::max(w.last_completion, completion);

@@ -68,6 +68,12 @@ inline BulkTensorCopy bulk_tensor_copy(std::string_view base) {
   return BulkTensorCopy::none;
 }
 
+// A warp shuffle (SHFL) moves its lanes' words through the SM's shared-memory data pipe: on the
+// H200 (calibrate/mio_share_probe.cu) 32 warps of shuffles alone and of conflict-free LDS
+// alone each take a cycle a warp instruction per SM, and the two mixed take the sum; MUFU beside
+// either keeps its own unit. Other shuffle-class opcodes (VOTE, MATCH, REDUX) were not measured.
+inline bool takes_shared_pipe(std::string_view base) { return base == "SHFL"; }
+
 // How a shared-memory request's lanes take the banks' passes, by its form. Measured on the H200
 // (calibrate/shared_atomic_probe.cu: cycles a request at 32 warps an SM, and Nsight Compute's
 // wavefronts, agree for every form and pattern): loads, stores and ATOMS.POPC.INC (lanes on one
