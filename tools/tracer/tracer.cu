@@ -179,6 +179,14 @@ std::string reg_name(const InstrType::operand_t* op) {
   }
 }
 
+// Bytes an LDC reads a lane: LDC.64 8, LDC.U8/S8 1, LDC.U16/S16 2, else 4.
+int ldc_width(const std::string& opcode) {
+  if (opcode.find(".64") != std::string::npos) return 8;
+  if (opcode.find("8") != std::string::npos) return 1;
+  if (opcode.find("16") != std::string::npos) return 2;
+  return 4;
+}
+
 // Opcodes whose first register operand is read, not written.
 bool writes_nothing(const std::string& base) {
   static const std::set<std::string> s = {"ST", "STG", "STS", "STL", "RED", "REDG", "REDS", "BRA", "BRX", "JMP", "JMX", "CALL", "RET",
@@ -203,8 +211,15 @@ void instrument(CUcontext ctx, CUfunction func) {
       bool setp = base.find("SETP") != std::string::npos;
       int ndst = writes_nothing(base) ? 0 : (setp ? 2 : 1);
       int mref = -1, mrefs_seen = 0;
+      const InstrType::operand_t* cbank_indexed = nullptr;  // LDC's c[bank][R+imm]
       for (int i = 0; i < in->getNumOperands(); ++i) {
         const auto* op = in->getOperand(i);
+        if (op->type == InstrType::OperandType::CBANK && op->u.cbank.has_reg_offset) {
+          // Its index register is a source; a warp's lanes may read different words of the bank.
+          si.src.push_back("R" + std::to_string(op->u.cbank.reg_offset));
+          if (base == "LDC") cbank_indexed = op;
+          continue;
+        }
         if (op->type == InstrType::OperandType::MREF) {
           if (mref < 0) mref = i;
           ++mrefs_seen;
@@ -221,6 +236,23 @@ void instrument(CUcontext ctx, CUfunction func) {
       auto space = in->getMemorySpace();
       si.is_mem = mref >= 0 && space != InstrType::MemorySpace::NONE && space != InstrType::MemorySpace::CONSTANT;
       si.mem_width = si.is_mem ? in->getSize() : 0;
+      if (cbank_indexed && !si.is_mem) {
+        // An indexed constant load: each lane's word of the bank (bank << 16 | byte offset; a
+        // bank holds at most 64 KiB), so that the model can count the distinct words a warp reads.
+        si.is_mem = true;
+        si.mem_width = ldc_width(si.opcode);
+        nvbit_insert_call(in, "gp_trace_const", IPOINT_BEFORE);
+        nvbit_add_call_arg_guard_pred_val(in);
+        nvbit_add_call_arg_const_val32(in, idx);
+        nvbit_add_call_arg_reg_val(in, cbank_indexed->u.cbank.reg_offset);
+        nvbit_add_call_arg_const_val32(in, (uint32_t)(cbank_indexed->u.cbank.id << 16) +
+                                               (uint32_t)(cbank_indexed->u.cbank.has_imm_offset ? cbank_indexed->u.cbank.imm_offset : 0));
+        nvbit_add_call_arg_launch_val64(in, 0);
+        nvbit_add_call_arg_const_val64(in, (uint64_t)ctx_state[ctx]->channel_dev);
+        info.push_back(si);
+        ++idx;
+        continue;
+      }
       nvbit_insert_call(in, "gp_trace", IPOINT_BEFORE);
       nvbit_add_call_arg_guard_pred_val(in);
       nvbit_add_call_arg_const_val32(in, idx);
@@ -452,6 +484,7 @@ void write_launch(CUcontext ctx, Launch& L) {
   if (opt.first_n) hdr += "-cta sampling = first " + std::to_string(opt.first_n) + "\n";
   if (opt.stride > 1) hdr += "-cta sampling = every " + std::to_string(opt.stride) + "\n";
   hdr += "-async copy addresses = global sources\n";  // LDGSTS: its second memory reference (instrument())
+  hdr += "-constant load addresses = bank offsets\n";  // an indexed LDC's lanes: bank << 16 | byte offset (instrument())
   if (L.truncated) hdr += "-truncated at instructions = " + std::to_string(opt.max_instrs) + "\n";
   if (!counts.empty()) hdr += "-cta warp instructions = " + counts + "\n";
   hdr += "\n#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses] immediate\n\n";

@@ -78,6 +78,11 @@ inline const std::vector<ParamSpec>& param_schema() {
       {S::memory, "tlb_miss_penalty_cycles", "SM cycles", 0, 5000, U::reference},
       {S::memory, "const_l1_latency_cycles", "SM cycles", 5, 200, U::reference},
       {S::memory, "const_l15_latency_cycles", "SM cycles", 10, 500, U::reference},
+      // An indexed constant load's word that misses the constant L1: the unit's cycles and the
+      // result's delay a word (measured on sm_90); not modelled: which loads miss depends on the
+      // order the warps' loads reach the unit, which the traces' interleaving does not give.
+      {S::memory, "const_l15_pass_cycles", "SM cycles the constant unit takes a word that misses the constant L1", 1, 500, U::reference},
+      {S::memory, "const_l15_pass_latency_cycles", "SM cycles a missing word past a load's first adds to its result", 1, 500, U::reference},
       {S::memory, "const_l2_latency_cycles", "SM cycles", 50, 1000, U::reference},
       {S::memory, "launch_interval_us", "us", 0, 50, U::reference},
       {S::memory, "launch_latency_us", "us", 0, 50, U::reference},

@@ -44,6 +44,9 @@ struct AccelSimHeader {
   // asynchronous copy's (LDGSTS) global sources, whatever their values (a zero-filled copy's
   // may be offsets from a null pointer).
   bool copy_sources_traced = false;
+  // "-constant load addresses = bank offsets": gpuperf's tracer since 2026-12-02 records an
+  // indexed constant load's (LDC c[bank][R+imm]) lane words as bank << 16 | byte offset.
+  bool constant_addresses_traced = false;
   // "-cta warp instructions = ...": every CTA's work (trace/cta_work.hpp), parsed once the grid
   // is known; where it stood, for its errors.
   std::string cta_work;
@@ -137,6 +140,11 @@ inline bool parse_header_line(std::string_view line, AccelSimHeader& h, const st
     if (val != "global sources")
       throw ParseError(file, ln, val_col, "expected 'async copy addresses = global sources', found '" + std::string(val) + "'");
     h.copy_sources_traced = true;
+  }
+  else if (key == "constant load addresses") {
+    if (val != "bank offsets")
+      throw ParseError(file, ln, val_col, "expected 'constant load addresses = bank offsets', found '" + std::string(val) + "'");
+    h.constant_addresses_traced = true;
   }
   else if (key == "cta warp instructions") {
     h.cta_work = std::string(val);
@@ -421,6 +429,7 @@ class AccelSimKernelReader {
                                                              " dim = (x,y,z)' header line before the trace body");
     k.shared_window_base = hdr_.shmem_base;
     k.copy_sources_traced = hdr_.copy_sources_traced;
+    k.constant_addresses_traced = hdr_.constant_addresses_traced;
     k.local_window_base = hdr_.local_base;
     auto& L = k.launch;
     L.name = hdr_.kernel_name;

@@ -171,6 +171,7 @@ inline void write_traceg(const Kernel& k, const std::string& path) {
   out.write(std::string("-accelsim tracer version = 5\n-enable lineinfo = ") + (lineinfo ? "1" : "0") + "\n");
   if (k.traced_ctas && k.traced_ctas < k.launch.grid.count()) out.write("-traced ctas = " + std::to_string(k.traced_ctas) + "\n");
   if (k.copy_sources_traced) out.write("-async copy addresses = global sources\n");
+  if (k.constant_addresses_traced) out.write("-constant load addresses = bank offsets\n");
   if (k.truncated_at_instructions) out.write("-truncated at instructions = " + std::to_string(k.truncated_at_instructions) + "\n");
   if (!k.cta_work.empty()) out.write("-cta warp instructions = " + format_cta_work(k.cta_work) + "\n");
   out.write("\n#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses] immediate\n\n");

@@ -240,6 +240,8 @@ struct Kernel {
   // The trace's asynchronous copies carry their global sources (its header says so: gpuperf's
   // tracer since 2026-11-29); kept so a converted trace says it too.
   bool copy_sources_traced = false;
+  // Its indexed constant loads carry their lanes' words (gpuperf's tracer since 2026-12-02).
+  bool constant_addresses_traced = false;
   ProfiledTraffic profiled_traffic;  // Nsight Compute inputs with the memory counters
   PollRetries poll_retries;
   std::vector<std::string> warnings;
