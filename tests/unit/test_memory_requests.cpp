@@ -1234,4 +1234,83 @@ TEST_CASE("TMA traffic the model lacks is warned of: bulk tensor stores and load
         "3 warp executions of bulk tensor reductions (UTMAREDG), whose L2 and DRAM traffic is not modelled: the memory traffic is under-counted");
 }
 
+
+namespace {
+
+// One CTA of 32 warps (calibrate/const_index_probe.cu's: a CTA of 1024 threads on each of 132
+// SMs), each warp `steps` groups of eight independent indexed constant loads. Load i of a group
+// reads block (step + i) % 32 of `block_bytes`; lane l reads word (l % words) of it.
+std::string constant_loads_trace(int steps, unsigned words, unsigned block_bytes, bool header = true) {
+  std::ostringstream t;
+  t << "-kernel name = const_index\n-kernel id = 1\n-grid dim = (132,1,1)\n-block dim = (1024,1,1)\n-shmem = 0\n-nregs = 32\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 1\n-cta sampling = first 1\n"
+    << (header ? "-constant load addresses = bank offsets\n" : "") << "\n#BEGIN_TB\n\nthread block = 0,0,0\n\n";
+  for (int w = 0; w < 32; ++w) {
+    t << "warp = " << w << "\ninsts = " << steps * 8 + 1 << "\n";
+    for (int s = 0; s < steps; ++s)
+      for (int i = 0; i < 8; ++i) {
+        t << "0010 ffffffff 1 R" << 4 + i << " LDC 1 R2 4 0";
+        const unsigned block = 0x30000 + ((s + i) % 32) * block_bytes;
+        for (unsigned l = 0; l < 32; ++l) t << " 0x" << std::hex << block + 4 * (l % words) << std::dec;
+        t << " 0\n";
+      }
+    t << "fff0 ffffffff 0 EXIT 0 0 0\n";
+  }
+  t << "#END_TB\n";
+  return t.str();
+}
+
+double constant_kernel_cycles(const std::string& text, const GpuSpec& g) {
+  return Predictor(std::make_shared<const Kernel>(kernel_from_trace_text(text, "gpuperf_test_const_index.traceg"))).predict(g).cycles;
+}
+
+}  // namespace
+
+TEST_CASE("an indexed constant load takes the SM's constant unit once per distinct word its lanes read (sm_90, measured)") {
+  // calibrate/microbench.cu thr_const (H200): 2, 4 and 32 distinct words a warp load take 2, 4
+  // and 32 times a broadcast's 2.01 cycles. The trace path took every LDC as a broadcast.
+  auto h200 = GpuSpec::from_catalog(shipped_tables(), "h200");
+  // 64 B blocks: 32 lines, the 2 KiB constant L1 holds them all.
+  const double one = constant_kernel_cycles(constant_loads_trace(64, 1, 64), h200);
+  CHECK(constant_kernel_cycles(constant_loads_trace(64, 4, 64), h200) == doctest::Approx(4 * one).epsilon(0.1));
+  CHECK(constant_kernel_cycles(constant_loads_trace(64, 16, 64), h200) == doctest::Approx(16 * one).epsilon(0.1));
+  // 32 warps x 512 loads at 2.01 cycles a load: the unit bounds the CTA.
+  CHECK(one == doctest::Approx(32 * 512 * 2.01).epsilon(0.02));
+  // Without the lanes' words (an older trace: Accel-Sim's LDC has none), a broadcast.
+  std::string plain = constant_loads_trace(64, 4, 64, false);
+  for (std::size_t at = plain.find(" LDC 1 R2 4 0"); at != std::string::npos; at = plain.find(" LDC 1 R2 4 0", at)) {
+    const std::size_t end = plain.find('\n', at);
+    plain.replace(at, end - at, " LDC 1 R2 0");
+    at += 11;
+  }
+  CHECK(constant_kernel_cycles(plain, h200) == doctest::Approx(one).epsilon(0.02));
+}
+
+TEST_CASE("the tracer's constant-address header line is read, kept by convert, and checked") {
+  const Kernel k = kernel_from_trace_text(constant_loads_trace(1, 2, 64), "gpuperf_test_const_header.traceg");
+  CHECK(k.constant_addresses_traced);
+  CHECK(k.dyn[0].addr_count == 32);
+  const std::string out = (std::filesystem::temp_directory_path() / "gpuperf_test_const_header_out.traceg").string();
+  write_traceg(k, out);
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(out);
+  CHECK(text.find("\n-constant load addresses = bank offsets\n") != std::string::npos);
+  std::string bad = constant_loads_trace(1, 2, 64);
+  bad.replace(bad.find("bank offsets"), 12, "bytes");
+  CHECK_THROWS_WITH_AS(kernel_from_trace_text(bad, "gpuperf_test_const_header_bad.traceg"),
+                       doctest::Contains("expected 'constant load addresses = bank offsets', found 'bytes'"), ParseError);
+}
+
+TEST_CASE("a warp's distinct words: lanes that share a word read it in one pass") {
+  std::uint64_t a[32];
+  for (unsigned l = 0; l < 32; ++l) a[l] = 0x30000 + 4 * l;
+  CHECK(distinct_words(a, 32, 4) == 32);
+  for (unsigned l = 0; l < 32; ++l) a[l] = 0x30000 + 4 * (l % 4);
+  CHECK(distinct_words(a, 32, 4) == 4);
+  for (unsigned l = 0; l < 32; ++l) a[l] = 0x30000 + 8 * (l % 2);  // LDC.64: two 8-byte words
+  CHECK(distinct_words(a, 32, 8) == 2);
+  CHECK(distinct_words(a, 1, 8) == 1);
+}
+
 }  // namespace gpuperf_test_memory_requests

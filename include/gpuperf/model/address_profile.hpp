@@ -208,6 +208,7 @@ class AddressProfiler {
         }
       }
       const auto& c = sums_[i];
+      if (c.constant_loads > 0) p.constant_passes = c.constant_words / c.constant_loads;
       if (c.requests == 0) continue;
       p.requests = c.requests * p.grid_scale;
       p.sectors = c.sectors * p.grid_scale;
@@ -233,6 +234,7 @@ class AddressProfiler {
   std::map<std::uint32_t, std::set<std::pair<std::uint64_t, std::uint64_t>>> tensors_;  // bulk copy PC -> its tensors (first address, bytes)
   struct Sums {
     double requests = 0, sectors = 0, lines = 0, wavefronts = 0, partial_sectors = 0, partial_lines = 0, partly_written_sectors = 0;
+    double constant_loads = 0, constant_words = 0;  // indexed constant loads with lane words, and their distinct words
     std::vector<std::uint32_t> shapes;  // loads with fewer bank passes than lines: [lines * kShapeLines + passes]
   };
   static constexpr unsigned kShapeLines = 65;  // a request covers at most 64 sectors
@@ -249,6 +251,19 @@ class AddressProfiler {
     const auto& d = k.dyn[di];
     const auto& s = k.program[d.static_index];
     const bool kept = di < kept_dyn;
+    if (s.space == MemSpace::constant && d.addr_count > 0 && d.active_mask) {
+      // An indexed constant load (LDC c[bank][R+imm]) serves one word a pass, its lanes' distinct
+      // words in turn (calibrate/microbench.cu thr_const: 2, 4, 32 words take 2, 4, 32 times a
+      // broadcast's time on the H200).
+      k.lane_addresses(d, lane);
+      const unsigned w = std::max(1u, d.mem_width ? unsigned(d.mem_width) : s.access_bits / 8);
+      const unsigned words = distinct_words(lane, d.addr_count, w);
+      auto& sum = sums_[d.static_index];
+      sum.constant_loads += 1;
+      sum.constant_words += words;
+      if (kept) dyn_wavefronts_[di] = static_cast<std::uint8_t>(std::min(255u, words));
+      return;
+    }
     // A copy without its sources keeps none of its lanes' addresses (the count-only estimate,
     // analysis.hpp's static_counts, stands for all of its instances).
     if (s.space == MemSpace::none || s.space == MemSpace::constant || d.addr_count == 0 || s.copy_sources_unknown) {

@@ -66,7 +66,9 @@ inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<In
     const double release = d.is_barrier ? an.pcs[i].pred_on_share * barrier_release_cycles(k, k.program[i], d, a, warps_per_block) : 0.0;
     w.chain += c * release;
     if (busiest) w.busiest_chain += (*busiest)[oi] * (1 + stall[oi] + release);
-    w.unit_busy[d.op_class] += c * d.issue_interval;
+    // An indexed constant load holds its unit a pass per distinct word (PcStats::constant_passes).
+    const double passes = k.program[i].space == MemSpace::constant ? an.pcs[i].constant_passes : 1.0;
+    w.unit_busy[d.op_class] += c * d.issue_interval * passes;
     w.unit_sm_scope[d.op_class] = d.sm_scope;
     const auto& s = k.program[i];
     const double pass = std::min(c, entries) / c;  // of this instruction's executions, one pass's

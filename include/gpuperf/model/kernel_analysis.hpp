@@ -31,6 +31,9 @@ struct PcStats {
   double sectors = 0;           // global: 32 B sectors requested
   double lines = 0;
   double wavefronts = 0;        // shared: bank passes; global: L1 wavefronts (lines)
+  // An indexed constant load's passes of the SM's constant unit per execution: the distinct
+  // words its active lanes read, where the trace gives them (1 without: a broadcast).
+  double constant_passes = 1;
   std::vector<LoadShape> bank_shared_loads;  // global loads with addresses (memory_rates prices them per GPU)
   // Stores that write their sectors only in part (byte-masked writes to L2): their sectors and lines.
   double partial_store_sectors = 0, partial_store_lines = 0;

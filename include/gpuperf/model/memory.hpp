@@ -42,6 +42,18 @@ inline Coalesced coalesce(const std::uint64_t* addr, unsigned n, unsigned width,
   return c;
 }
 
+// Distinct `width`-byte words among a warp's lane addresses (an indexed constant load's passes:
+// the constant unit serves one word at a time, every lane that reads it at once). An address
+// not aligned to the width counts by the word it starts in.
+inline unsigned distinct_words(const std::uint64_t* addr, unsigned n, unsigned width) {
+  std::uint64_t w[32];
+  n = std::min(n, 32u);
+  const std::uint64_t bytes = width ? width : 1;
+  for (unsigned i = 0; i < n; ++i) w[i] = addr[i] / bytes;
+  std::sort(w, w + n);
+  return static_cast<unsigned>(std::unique(w, w + n) - w);
+}
+
 // Whether a store request writes its sectors only in part (fewer bytes than they hold, on
 // average over the request): L1 then hands each of its lines to L2 as a byte-masked write.
 inline bool partial_store(double sectors, double bytes) { return bytes < 32.0 * sectors; }

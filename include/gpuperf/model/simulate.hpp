@@ -350,10 +350,13 @@ class SmSimulator {
     // A queued instruction (LDC) starts when its unit is free; the warp does not wait for that.
     double& unit_free = units_.free_at(op.sm_scope, op.unit, sp);
     const double start = op.queued ? std::max(t, unit_free) : t;
-    unit_free = start + op.issue_interval;
+    // An indexed constant load takes the unit once per distinct word its lanes read; its value
+    // is complete after the last pass (each a hit's interval: calibrate/microbench.cu thr_const).
+    const double passes = op.queued && !an_.dyn_wavefronts.empty() ? std::max<double>(1, an_.dyn_wavefronts[w.pos]) : 1.0;
+    unit_free = start + op.issue_interval * passes;
     double dram_lines = 0;
     const double latency = loaded_latency(op, t, dram_lines);
-    double completion = start + latency;
+    double completion = start + latency + op.issue_interval * (passes - 1);
     const bool is_mem = op.memory;
     // A shared access with every lane off still passes the data pipe (the profile gave it its wavefront).
     if (is_mem && (d.active_mask || op.shared)) {
