@@ -1286,6 +1286,28 @@ TEST_CASE("an indexed constant load takes the SM's constant unit once per distin
   CHECK(constant_kernel_cycles(plain, h200) == doctest::Approx(one).epsilon(0.02));
 }
 
+TEST_CASE("each distinct word past an indexed constant load's first delays its result 11 cycles (sm_90, measured)") {
+  // calibrate/const_index_probe.cu chain mode (H200): one warp's dependent LDCs from a 2 KiB
+  // table take 35.97 cycles with one word, 46.96, 68.96, 112.93, 200.89 with 2-16: 10.99 a word,
+  // though the unit takes the next load 2.01 cycles a word later.
+  auto h200 = GpuSpec::from_catalog(shipped_tables(), "h200");
+  REQUIRE(h200.arch_table().mem("const_pass_latency_cycles") == doctest::Approx(11.0));
+  auto chain = [&](unsigned words) {
+    std::ostringstream t;
+    t << "-kernel name = const_chain\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 32\n"
+         "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 257\n";
+    for (int i = 0; i < 256; ++i) {
+      t << "0010 ffffffff 1 R4 LDC 1 R4 4 0";
+      for (unsigned l = 0; l < 32; ++l) t << " 0x" << std::hex << 0x30000 + 64 * (i % 32) + 4 * (l % words) << std::dec;
+      t << " 0\n";
+    }
+    t << "fff0 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
+    return constant_kernel_cycles(t.str(), h200);
+  };
+  const double one = chain(1), four = chain(4);
+  CHECK(four - one == doctest::Approx(256 * 3 * 11.0).epsilon(0.05));
+}
+
 TEST_CASE("the tracer's constant-address header line is read, kept by convert, and checked") {
   const Kernel k = kernel_from_trace_text(constant_loads_trace(1, 2, 64), "gpuperf_test_const_header.traceg");
   CHECK(k.constant_addresses_traced);

@@ -78,6 +78,10 @@ inline const std::vector<ParamSpec>& param_schema() {
       {S::memory, "tlb_miss_penalty_cycles", "SM cycles", 0, 5000, U::reference},
       {S::memory, "const_l1_latency_cycles", "SM cycles", 5, 200, U::reference},
       {S::memory, "const_l15_latency_cycles", "SM cycles", 10, 500, U::reference},
+      {S::memory, "const_pass_latency_cycles", "SM cycles each distinct word past a constant load's first adds to its result", 0, 500,
+       U::defaulted, 0,
+       "estimated: 0 takes the const_mem class's issue interval a word (measured 11.0 on sm_90 only, hits and misses alike: "
+       "probe-const-index-h200)"},
       // An indexed constant load's word that misses the constant L1: the unit's cycles and the
       // result's delay a word (measured on sm_90); not modelled: which loads miss depends on the
       // order the warps' loads reach the unit, which the traces' interleaving does not give.

@@ -144,6 +144,7 @@ class SmSimulator {
     double idle_latency = 0;  // the result latency with the DRAM idle (RoundModel::idle_latency)
     double l1_hit = 0;  // a global load's L1 sector hit rate (a load whose lines share bank passes costs less where they all hit)
     double pipe_wavefronts = 0;  // a shuffle's passes of the shared-memory pipe (InstrDesc::shared_pipe_wavefronts)
+    double word_latency = 0;     // a constant load: what each distinct word past its first adds to its result
   };
 
  public:
@@ -178,6 +179,10 @@ class SmSimulator {
       op.idle_latency = i < rm_.idle_latency.size() ? std::min(op.latency, rm_.idle_latency[i]) : op.latency;
       if (i < rm_.mem.size() && s.mem_op == MemOp::load) op.l1_hit = rm_.mem[i].h1;
       op.pipe_wavefronts = op.memory ? 0.0 : d.shared_pipe_wavefronts;
+      if (op.queued) {  // each word past the first delays the result (measured on sm_90), else the unit's interval
+        const double word = a.mem("const_pass_latency_cycles");
+        op.word_latency = word > 0 ? word : d.issue_interval;
+      }
       op.controlled = ctrl_ && s.control.valid;
       if (op.controlled) op.spacing = std::max(1.0, double(s.control.stall));
     }
@@ -350,13 +355,15 @@ class SmSimulator {
     // A queued instruction (LDC) starts when its unit is free; the warp does not wait for that.
     double& unit_free = units_.free_at(op.sm_scope, op.unit, sp);
     const double start = op.queued ? std::max(t, unit_free) : t;
-    // An indexed constant load takes the unit once per distinct word its lanes read; its value
-    // is complete after the last pass (each a hit's interval: calibrate/microbench.cu thr_const).
+    // An indexed constant load takes the unit once per distinct word its lanes read (each a hit's
+    // interval: calibrate/microbench.cu thr_const); its value comes op.word_latency later a word
+    // past the first (calibrate/const_index_probe.cu: 11 cycles on the H200, though the unit is
+    // free again after 2).
     const double passes = op.queued && !an_.dyn_wavefronts.empty() ? std::max<double>(1, an_.dyn_wavefronts[w.pos]) : 1.0;
     unit_free = start + op.issue_interval * passes;
     double dram_lines = 0;
     const double latency = loaded_latency(op, t, dram_lines);
-    double completion = start + latency + op.issue_interval * (passes - 1);
+    double completion = start + latency + (op.queued ? op.word_latency * (passes - 1) : 0.0);
     const bool is_mem = op.memory;
     // A shared access with every lane off still passes the data pipe (the profile gave it its wavefront).
     if (is_mem && (d.active_mask || op.shared)) {
