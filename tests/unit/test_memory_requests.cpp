@@ -79,6 +79,19 @@ Kernel kernel_from_trace_text(const std::string& text, const char* name) {
   return app.kernels[0];
 }
 
+// What convert writes for `k`, from a temporary file (removed after it is read).
+std::string written_traceg_text(const Kernel& k, const char* file_name) {
+  const std::string out = (std::filesystem::temp_directory_path() / file_name).string();
+  write_traceg(k, out);
+  std::string text;
+  {
+    std::ifstream in(out);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::filesystem::remove(out);
+  return text;
+}
+
 Kernel load_scattered(int reps) { return kernel_from_trace_text(scattered_trace(reps), "gpuperf_test_scattered.traceg"); }
 
 // One CTA of 8 warps, `reps` times: every warp loads the same word (0x10: a broadcast all 8
@@ -1185,11 +1198,7 @@ TEST_CASE("a trace whose header says its copies carry their sources keeps them, 
   CHECK_FALSE(zero_fill.program[0].copy_sources_unknown);
   CHECK(zero_fill.dyn[0].addr_count == 32);
   // Written back by convert with the line.
-  const std::string out = (std::filesystem::temp_directory_path() / "gpuperf_test_copy_marked_out.traceg").string();
-  write_traceg(zero_fill, out);
-  std::ifstream in(out);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::filesystem::remove(out);
+  const std::string text = written_traceg_text(zero_fill, "gpuperf_test_copy_marked_out.traceg");
   CHECK(text.find("\n-async copy addresses = global sources\n") != std::string::npos);
   // Any other value is refused, naming the line.
   CHECK_THROWS_WITH_AS(one_copy_again("LDGSTS.E.BYPASS.128", 0x400, "-async copy addresses = shared\n"),
@@ -1312,11 +1321,7 @@ TEST_CASE("the tracer's constant-address header line is read, kept by convert, a
   const Kernel k = kernel_from_trace_text(constant_loads_trace(1, 2, 64), "gpuperf_test_const_header.traceg");
   CHECK(k.constant_addresses_traced);
   CHECK(k.dyn[0].addr_count == 32);
-  const std::string out = (std::filesystem::temp_directory_path() / "gpuperf_test_const_header_out.traceg").string();
-  write_traceg(k, out);
-  std::ifstream in(out);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::filesystem::remove(out);
+  const std::string text = written_traceg_text(k, "gpuperf_test_const_header_out.traceg");
   CHECK(text.find("\n-constant load addresses = bank offsets\n") != std::string::npos);
   std::string bad = constant_loads_trace(1, 2, 64);
   bad.replace(bad.find("bank offsets"), 12, "bytes");

@@ -25,9 +25,10 @@ __device__ __forceinline__ void fill_header(gp_record_t& h, uint32_t instr_idx, 
   h.has_addrs = has_addrs;
 }
 
-// pargs: the launch's gp_launch_args (common.h), in device memory.
-extern "C" __device__ __noinline__ void gp_trace(int pred, uint32_t instr_idx, int is_mem, uint64_t addr,
-                                                 uint64_t pargs, uint64_t pchannel_dev) {
+// One warp instruction: counted for its CTA, and recorded, with each lane's `addr` where
+// `is_mem`, if its CTA is traced. pargs: the launch's gp_launch_args (common.h), in device memory.
+__device__ __forceinline__ void trace_instruction(int pred, uint32_t instr_idx, int is_mem, uint64_t addr, uint64_t pargs,
+                                                  uint64_t pchannel_dev) {
   const gp_launch_args* args = (const gp_launch_args*)pargs;
   const uint64_t cta = linear_cta();
   const uint32_t active = __activemask();
@@ -49,26 +50,17 @@ extern "C" __device__ __noinline__ void gp_trace(int pred, uint32_t instr_idx, i
   ch->push(&r, is_mem ? sizeof(gp_mem_record_t) : sizeof(gp_record_t));
 }
 
+extern "C" __device__ __noinline__ void gp_trace(int pred, uint32_t instr_idx, int is_mem, uint64_t addr,
+                                                 uint64_t pargs, uint64_t pchannel_dev) {
+  trace_instruction(pred, instr_idx, is_mem, addr, pargs, pchannel_dev);
+}
+
 // gp_trace for an indexed constant load (LDC R, c[bank][Ri+imm]): each lane's word of the bank,
 // `bank_imm` (bank << 16 | imm) plus its index register, as the lane's address.
 extern "C" __device__ __noinline__ void gp_trace_const(int pred, uint32_t instr_idx, int32_t index, uint32_t bank_imm, uint64_t pargs,
                                                        uint64_t pchannel_dev) {
-  const gp_launch_args* args = (const gp_launch_args*)pargs;
-  const uint64_t cta = linear_cta();
-  const uint32_t active = __activemask();
-  const int lane = get_laneid();
-  const int leader = __ffs(active) - 1;
-  const uint32_t tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-  if (args->warp_counts && lane == leader) atomicAdd(&args->warp_counts[cta * args->warps_per_cta + tid / 32], 1ull);
-  if (!cta_traced(args, cta)) return;
-  const uint32_t predmask = __ballot_sync(active, pred);
   const uint64_t addr = (uint64_t)(bank_imm & 0xffff0000u) + (uint64_t)((bank_imm + (uint32_t)index) & 0xffffu);
-  gp_mem_record_t r;
-  for (int i = 0; i < 32; i++) r.addrs[i] = __shfl_sync(active, addr, i);
-  if (lane != leader) return;
-  fill_header(r.h, instr_idx, active, predmask, 1);
-  ChannelDev* ch = (ChannelDev*)pchannel_dev;
-  ch->push(&r, sizeof(gp_mem_record_t));
+  trace_instruction(pred, instr_idx, 1, addr, pargs, pchannel_dev);
 }
 
 // Inserted after gp_trace before a bulk tensor copy (UTMALDG, UTMASTG, UTMAREDG): the copy's tensor map (generic

@@ -236,32 +236,26 @@ void instrument(CUcontext ctx, CUfunction func) {
       auto space = in->getMemorySpace();
       si.is_mem = mref >= 0 && space != InstrType::MemorySpace::NONE && space != InstrType::MemorySpace::CONSTANT;
       si.mem_width = si.is_mem ? in->getSize() : 0;
-      if (cbank_indexed && !si.is_mem) {
+      const bool indexed_constant = cbank_indexed && !si.is_mem;
+      nvbit_insert_call(in, indexed_constant ? "gp_trace_const" : "gp_trace", IPOINT_BEFORE);
+      nvbit_add_call_arg_guard_pred_val(in);
+      nvbit_add_call_arg_const_val32(in, idx);
+      if (indexed_constant) {
         // An indexed constant load: each lane's word of the bank (bank << 16 | byte offset; a
         // bank holds at most 64 KiB), so that the model can count the distinct words a warp reads.
         si.is_mem = true;
         si.mem_width = ldc_width(si.opcode);
-        nvbit_insert_call(in, "gp_trace_const", IPOINT_BEFORE);
-        nvbit_add_call_arg_guard_pred_val(in);
-        nvbit_add_call_arg_const_val32(in, idx);
         nvbit_add_call_arg_reg_val(in, cbank_indexed->u.cbank.reg_offset);
         nvbit_add_call_arg_const_val32(in, (uint32_t)(cbank_indexed->u.cbank.id << 16) +
                                                (uint32_t)(cbank_indexed->u.cbank.has_imm_offset ? cbank_indexed->u.cbank.imm_offset : 0));
-        nvbit_add_call_arg_launch_val64(in, 0);
-        nvbit_add_call_arg_const_val64(in, (uint64_t)ctx_state[ctx]->channel_dev);
-        info.push_back(si);
-        ++idx;
-        continue;
+      } else {
+        nvbit_add_call_arg_const_val32(in, si.is_mem ? 1 : 0);
+        // An asynchronous copy (LDGSTS [Rshared], [Rglobal.64]) names its shared destination
+        // first: the lanes' global sources, its traffic, are its second memory reference.
+        const int traced_mref = base == "LDGSTS" && mrefs_seen > 1 ? 1 : 0;
+        if (si.is_mem) nvbit_add_call_arg_mref_addr64(in, traced_mref);
+        else nvbit_add_call_arg_const_val64(in, 0);
       }
-      nvbit_insert_call(in, "gp_trace", IPOINT_BEFORE);
-      nvbit_add_call_arg_guard_pred_val(in);
-      nvbit_add_call_arg_const_val32(in, idx);
-      nvbit_add_call_arg_const_val32(in, si.is_mem ? 1 : 0);
-      // An asynchronous copy (LDGSTS [Rshared], [Rglobal.64]) names its shared destination
-      // first: the lanes' global sources, its traffic, are its second memory reference.
-      const int traced_mref = base == "LDGSTS" && mrefs_seen > 1 ? 1 : 0;
-      if (si.is_mem) nvbit_add_call_arg_mref_addr64(in, traced_mref);
-      else nvbit_add_call_arg_const_val64(in, 0);
       nvbit_add_call_arg_launch_val64(in, 0);
       nvbit_add_call_arg_const_val64(in, (uint64_t)ctx_state[ctx]->channel_dev);
       // A bulk tensor copy: [URa] (a load's shared destination, then its mbarrier and the

@@ -157,6 +157,8 @@ class SmSimulator {
     const ArchTable& a = g.arch_table();
     r_.pc_stalls.assign(k_.program.size(), StallBreakdown{});
     ops_.resize(k_.program.size());
+    // Each word past a constant load's first delays its result (measured on sm_90), else by the unit's interval.
+    const double constant_word_latency = a.mem("const_pass_latency_cycles");
     for (std::uint32_t i = 0; i < ops_.size(); ++i) {
       const StaticInstr& s = k_.program[i];
       const InstrDesc& d = desc_[i];
@@ -179,10 +181,7 @@ class SmSimulator {
       op.idle_latency = i < rm_.idle_latency.size() ? std::min(op.latency, rm_.idle_latency[i]) : op.latency;
       if (i < rm_.mem.size() && s.mem_op == MemOp::load) op.l1_hit = rm_.mem[i].h1;
       op.pipe_wavefronts = op.memory ? 0.0 : d.shared_pipe_wavefronts;
-      if (op.queued) {  // each word past the first delays the result (measured on sm_90), else the unit's interval
-        const double word = a.mem("const_pass_latency_cycles");
-        op.word_latency = word > 0 ? word : d.issue_interval;
-      }
+      if (op.queued) op.word_latency = constant_word_latency > 0 ? constant_word_latency : d.issue_interval;
       op.controlled = ctrl_ && s.control.valid;
       if (op.controlled) op.spacing = std::max(1.0, double(s.control.stall));
     }
