@@ -21,6 +21,7 @@
 #include "gpuperf/model/address_profile.hpp"
 #include "gpuperf/model/kernel_analysis.hpp"
 #include "gpuperf/model/memory.hpp"
+#include "gpuperf/model/register_flow.hpp"
 #include "gpuperf/sass/instruction.hpp"
 #include "gpuperf/trace/ir.hpp"
 
@@ -219,102 +220,20 @@ inline void sector_issue_groups(const Kernel& k, KernelAnalysis& a) {
 // Count-only inputs: which loads read an address that every thread of a CTA shares (a search
 // loop's `CDF[x]`, an n-body step's `p[j]`). A value varies within the CTA if the instruction
 // that writes it reads the thread index (S2R of anything but the CTA's own id and counts),
-// loads it from memory other than constants, or reads a varying value; otherwise it is
-// shared. Registers are reused, so each use takes the definitions that reach it in program
-// order: the nearest one before it, and those later in a loop around it (a loop-carried
-// counter). A guard predicate is not a source: the lanes that write compute the same value
-// (as a branch's condition decides which lanes run, not what they compute).
+// loads it from memory other than constants, or reads a varying value (RegisterReach);
+// otherwise it is shared.
 inline void cta_uniform_addresses(const Kernel& k, KernelAnalysis& a) {
-  const std::size_t n = a.order.size();
-  std::vector<std::uint32_t> pos_of(k.program.size());
-  for (std::uint32_t p = 0; p < n; ++p) pos_of[a.order[p]] = p;
-  std::unordered_map<std::uint16_t, std::vector<std::uint32_t>> defs;  // register -> writing positions, ascending
-  for (std::uint32_t p = 0; p < n; ++p)
-    for (auto r : k.program[a.order[p]].dst) defs[r].push_back(p);
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> loops;  // [head, back branch] positions
-  for (std::uint32_t p = 0; p < n; ++p)
-    if (a.loop_head_of[p] >= 0) loops.emplace_back(static_cast<std::uint32_t>(a.loop_head_of[p]), p);
   auto source_of_variation = [](const StaticInstr& s) {
     const bool s2r = s.opcode.rfind("S2R", 0) == 0 || s.opcode.rfind("S2UR", 0) == 0 || s.opcode.rfind("CS2R", 0) == 0;
     if (s2r) return s.text.find("SR_CTAID") == std::string::npos && s.text.find("SR_NCTAID") == std::string::npos;
     if (s.mem_op != MemOp::none && s.space != MemSpace::constant) return true;  // loaded data, atomics' old values
     return s.opcode.rfind("SHFL", 0) == 0 || s.opcode.rfind("VOTE", 0) == 0 || s.opcode.rfind("MATCH", 0) == 0;
   };
-  // Each position's guard predicate register (-1: none), read once with the listing parser.
-  std::vector<int> guard(n, -1);
-  std::vector<bool> varies(n, false);
-  for (std::uint32_t p = 0; p < n; ++p) {
-    const auto& s = k.program[a.order[p]];
-    std::uint16_t g = 0;
-    if (!s.predicated || s.text.empty()) continue;
-    const std::string predicate = sass::parse_instruction_text(s.text).predicate;  // "@!P0"
-    if (predicate.size() > 1 && sass::parse_register(std::string_view(predicate).substr(1), g)) guard[p] = g;
-  }
-  // Iterated to a fixed point: every written value starts shared and only turns varying. A
-  // loop whose branches test a varying predicate lets lanes leave at different iterations, so
-  // what it writes varies after it.
-  auto divergent_loop = [&](std::uint32_t head, std::uint32_t back) {
-    for (std::uint32_t q = head; q <= back; ++q) {
-      if (guard[q] < 0 || !k.program[a.order[q]].branch_target) continue;
-      auto it = defs.find(static_cast<std::uint16_t>(guard[q]));
-      if (it != defs.end())
-        for (auto d : it->second)
-          if (varies[d]) return true;
-    }
-    return false;
-  };
-  // The definitions of r that reach position `use`: going back from it, each one met until an
-  // unguarded one (a guarded write leaves the other lanes' value); and, inside a loop, the
-  // loop's later ones where no unguarded one precedes the use within the loop.
-  auto reaching_vary = [&](std::uint16_t r, std::uint32_t use) {
-    auto it = defs.find(r);
-    if (it == defs.end()) return false;  // never written: a launch constant
-    const auto& d = it->second;
-    auto after = std::lower_bound(d.begin(), d.end(), use);
-    auto def_varies = [&](std::uint32_t q) {
-      if (varies[q]) return true;
-      for (auto [head, back] : loops)
-        if (head <= q && q <= back && !(head <= use && use <= back) && divergent_loop(head, back)) return true;
-      return false;
-    };
-    // A divergent loop before the use that writes r: lanes may leave it by a branch past any
-    // later write (this is program order, not control flow), so its value reaches the use.
-    for (auto [head, back] : loops)
-      if (back < use && divergent_loop(head, back))
-        for (auto q : d)
-          if (head <= q && q <= back) return true;
-    std::uint32_t killed_at = 0;
-    bool killed = false;
-    for (auto q = after; q != d.begin();) {
-      --q;
-      if (def_varies(*q)) return true;
-      if (guard[*q] < 0) { killed = true; killed_at = *q; break; }
-    }
-    for (auto [head, back] : loops)
-      if (head <= use && use <= back && !(killed && killed_at >= head))
-        for (auto q = after; q != d.end() && *q <= back; ++q)
-          if (def_varies(*q)) return true;
-    return false;
-  };
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (std::uint32_t p = 0; p < n; ++p) {
-      if (varies[p]) continue;
-      const auto& s = k.program[a.order[p]];
-      bool v = source_of_variation(s);
-      bool guard_skipped = false;
-      for (auto r : s.src) {
-        if (v) break;
-        if (!guard_skipped && static_cast<int>(r) == guard[p]) { guard_skipped = true; continue; }
-        v = reaching_vary(r, p);
-      }
-      if (v) { varies[p] = true; changed = true; }
-    }
-  }
+  const RegisterReach varying(k, a, source_of_variation);
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
     if (s.mem_op != MemOp::load || !(s.space == MemSpace::global || s.space == MemSpace::generic)) continue;
-    a.pcs[i].cta_uniform_address = std::none_of(s.mem_base.begin(), s.mem_base.end(), [&](std::uint16_t r) { return reaching_vary(r, pos_of[i]); });
+    a.pcs[i].cta_uniform_address = !varying.reaches_address(i);
   }
 }
 
