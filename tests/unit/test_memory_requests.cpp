@@ -254,6 +254,36 @@ TEST_CASE("L1 wavefronts: one per line a global request touches; a partly writte
   CHECK(partly_written_sectors_estimate(16, 256) == 16);
 }
 
+TEST_CASE("gathered loads: the expected most balls in one bin, and the bank passes of lanes at random offsets") {
+  // Exact by enumeration: 2 balls in 2 bins 1.5; 3 in 3: 3 x 3/27 + 1 x 6/27 + 2 x 18/27.
+  CHECK(expected_most_in_one_bin(2, 2) == doctest::Approx(1.5));
+  CHECK(expected_most_in_one_bin(3, 3) == doctest::Approx(51.0 / 27));
+  CHECK(expected_most_in_one_bin(32, 1) == 32);
+  CHECK(expected_most_in_one_bin(1, 32) == 1);
+  CHECK(expected_most_in_one_bin(0, 32) == 0);
+  // 32 lanes on 32 banks: a seeded simulation of 200000 warps says 3.53.
+  unsigned long long state = 12345;
+  double most_sum = 0;
+  const int draws = 200000;
+  for (int d = 0; d < draws; ++d) {
+    unsigned count[32] = {0}, most = 0;
+    for (int b = 0; b < 32; ++b) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      most = std::max(most, ++count[(state >> 33) % 32]);
+    }
+    most_sum += most;
+  }
+  CHECK(expected_most_in_one_bin(32, 32) == doctest::Approx(most_sum / draws).epsilon(0.01));
+  // 4 B lanes a line each: one bank a lane; 8 B: a pair of banks (16 bins); 16 B: 8 bins.
+  CHECK(gathered_bank_passes(32, 32, 4) == doctest::Approx(expected_most_in_one_bin(32, 32)));
+  CHECK(gathered_bank_passes(32, 32, 8) == doctest::Approx(expected_most_in_one_bin(32, 16)));
+  CHECK(gathered_bank_passes(32, 32, 16) == doctest::Approx(expected_most_in_one_bin(32, 8)));
+  // Two lanes a line of 4 B: runs of two banks.
+  CHECK(gathered_bank_passes(16, 32, 4) == doctest::Approx(expected_most_in_one_bin(16, 16)));
+  CHECK(gathered_bank_passes(1, 32, 4) == 1);
+  CHECK(gathered_bank_passes(32, 32, 4) < 4);
+}
+
 TEST_CASE("L2 transfer: stores at most so many line-writes per cycle, the rest at the bandwidth") {
   // 1 GB at 1000 GB/s on a 1000 MHz clock: 1e6 cycles; the read rate is 31.25 sectors per cycle.
   CHECK(bound::l2_transfer(1e9, 0, 0, 0, 0.25, 0, 1000, 1000) == doctest::Approx(1e6));

@@ -2155,6 +2155,138 @@ TEST_CASE("count inputs: a load whose address no thread index or loaded value re
   CHECK_FALSE(uniform_at(0x120));  // index after a loop that lanes leave at different iterations
 }
 
+// A counts-only kernel of three loads a line apart in each lane (32 sectors on 32 lines a
+// request), in a loop of 64 iterations: a CSR row's val[j] from a loaded row_ptr[i] (a gather),
+// a dense row's A[i * n + j] walked 4 B an iteration (each lane its own line), and x[i * n + j]
+// off a pointer loaded from a shared address, walked 256 B an iteration (a new line each).
+static std::shared_ptr<Kernel> lanes_apart_kernel() {
+  const double w = 64 * 32, it = 64 * w;
+  auto k = counted_kernel("rows", 1024, 64, 32,
+                          {{"S2R R0, SR_TID.X", w},                         // 0x000
+                           {"IMAD.WIDE R2, R0, 0x8, R4", w},                // 0x010: &row_ptr[i]
+                           {"LDG.E.64 R6, desc[UR4][R2.64]", w},            // 0x020: row_ptr[i]
+                           {"IMAD R13, R0, UR5, RZ", w},                    // 0x030: i * n
+                           {"IMAD.WIDE R14, R13, 0x4, R16", w},             // 0x040: &A[i * n]
+                           {"LDG.E.64 R20, desc[UR4][R22.64]", w},          // 0x050: a pointer every thread reads
+                           {"IMAD.WIDE R24, R13, 0x4, R20", w},             // 0x060: &x[i * n] off it
+                           {"IMAD.WIDE R8, R6, 0x4, R10", it},              // 0x070: loop head: &val[j]
+                           {"LDG.E R12, desc[UR4][R8.64]", it},             // 0x080: val[j], gathered
+                           {"LDG.E R18, desc[UR4][R14.64]", it},            // 0x090: A[i * n + j], 4 B a step
+                           {"LDG.E R26, desc[UR4][R24.64]", it},            // 0x0a0: x[i * n + 64 j], 256 B a step
+                           {"FADD R27, R12, R18", it},                      // 0x0b0
+                           {"FADD R27, R27, R26", it},                      // 0x0c0
+                           {"IADD3 R6, R6, 0x1, RZ", it},                   // 0x0d0
+                           {"IADD3 R14, P1, R14, 0x4, RZ", it},             // 0x0e0
+                           {"IADD3 R24, P2, R24, 0x100, RZ", it},           // 0x0f0
+                           {"ISETP.NE.AND P0, PT, R6, UR6, PT", it},        // 0x100
+                           {"@P0 BRA 0x70", it, 0x70},                      // 0x110
+                           {"EXIT", w}});
+  for (auto& st : k->program)
+    if (st.space == MemSpace::global && st.pc != 0x020 && st.pc != 0x050) {
+      st.global_sectors = 32 * st.warp_executed;
+      st.l1_tag_requests = 32 * st.warp_executed;
+    }
+  return k;
+}
+
+TEST_CASE("count inputs: a load whose lanes' addresses differ by loaded data is a gather; one affine in the thread index is not") {
+  auto k = lanes_apart_kernel();
+  const KernelAnalysis a = analyze(k);
+  auto pc_stats = [&](std::uint64_t pc) -> const PcStats& {
+    for (std::size_t i = 0; i < k->program.size(); ++i)
+      if (k->program[i].pc == pc) return a.pcs[i];
+    FAIL("no such PC");
+    return a.pcs.front();
+  };
+  CHECK(pc_stats(0x080).gathered_address);
+  CHECK_FALSE(pc_stats(0x090).gathered_address);
+  CHECK_FALSE(pc_stats(0x0a0).gathered_address);  // the loaded pointer is the CTA's, not the lane's
+  CHECK_FALSE(pc_stats(0x020).gathered_address);
+  // Which walk their own line: A's lanes 4 B a step; not x's (256 B), nor the gather.
+  CHECK(pc_stats(0x090).walks_own_line);
+  CHECK_FALSE(pc_stats(0x0a0).walks_own_line);
+  CHECK_FALSE(pc_stats(0x080).walks_own_line);
+  // The gather's 32 lines share bank passes as 32 random 4 B words do; the others take a pass a line.
+  REQUIRE(pc_stats(0x080).bank_shared_loads.size() == 1);
+  CHECK(pc_stats(0x080).bank_shared_loads[0].lines == doctest::Approx(32));
+  CHECK(pc_stats(0x080).bank_shared_loads[0].passes == doctest::Approx(expected_most_in_one_bin(32, 32)));
+  CHECK(pc_stats(0x090).bank_shared_loads.empty());
+  CHECK(pc_stats(0x0a0).bank_shared_loads.empty());
+}
+
+TEST_CASE("count inputs: a search's loads are not gathers: its loaded comparisons steer the index, they do not compute it") {
+  // bsearch's branchless step (HeCBench, train part): idx = lo | step; a[idx] where idx is in
+  // range (the load and its address guarded alike, R2 reused for the loaded value); lo = idx
+  // where a[idx] <= key (a select on the comparison). Before the fix a[idx] counted as a
+  // gather twice over: through the select's predicate, and through R2's loaded value, which
+  // reaches the guarded address only in lanes that skip the load.
+  const double w = 64 * 32, it = 20 * w;
+  auto k = counted_kernel("search", 1024, 64, 32,
+                          {{"S2R R0, SR_TID.X", w},                             // 0x000
+                           {"IMAD.WIDE R4, R0, 0x4, R10", w},                   // 0x010
+                           {"LDG.E R5, desc[UR4][R4.64]", w},                   // 0x020: key[i]
+                           {"LOP3.LUT R8, R9, R7, RZ, 0xfc, !PT", it},          // 0x030: loop head
+                           {"ISETP.GE.U32.AND P1, PT, R8, UR8, PT", it},        // 0x040
+                           {"@!P1 LEA R2, P0, R8, R12, 0x2", it},               // 0x050
+                           {"@!P1 LDG.E R2, desc[UR4][R2.64]", it},             // 0x060: a[idx]
+                           {"FSETP.GE.AND P2, PT, R5, R2, !P1", it},            // 0x070
+                           {"SEL R9, R8, R9, P2", it},                          // 0x080
+                           {"SHF.R.U32.HI R7, RZ, 0x1, R7", it},                // 0x090
+                           {"ISETP.NE.AND P0, PT, R7, RZ, PT", it},             // 0x0a0
+                           {"@P0 BRA 0x30", it, 0x30},                          // 0x0b0
+                           {"IMAD.WIDE R14, R9, 0x4, R16", w},                  // 0x0c0
+                           {"LDG.E R18, desc[UR4][R14.64]", w},                 // 0x0d0: b[lo]
+                           {"IMAD.WIDE R20, R18, 0x4, R22", w},                 // 0x0e0
+                           {"LDG.E R24, desc[UR4][R20.64]", w},                 // 0x0f0: c[b[lo]], a gather
+                           {"EXIT", w}});
+  const KernelAnalysis a = analyze(k);
+  auto gathered_at = [&](std::uint64_t pc) {
+    for (std::size_t i = 0; i < k->program.size(); ++i)
+      if (k->program[i].pc == pc) return a.pcs[i].gathered_address;
+    FAIL("no such PC");
+    return false;
+  };
+  CHECK_FALSE(gathered_at(0x060));
+  CHECK_FALSE(gathered_at(0x0d0));
+  CHECK(gathered_at(0x0f0));
+}
+
+TEST_CASE("count inputs: lanes a line apart that walk their own lines hit together; other requests' lines hit independently") {
+  // A profile's L1 hit rate of 7/8 (a thread walking its row: a miss every eighth 4 B step of
+  // each lane, all lanes at once). The load walking its own line waits for a miss 1/8 of the
+  // time; the gather and the 256 B-a-step load only when not all their lines hit, each an
+  // independent 7/8 (lines counted from sectors: 32 / 4). Before the fix the walking load took
+  // the others' latency.
+  auto k = lanes_apart_kernel();
+  ProfiledTraffic t;
+  t.present = true;
+  t.gpu = "NVIDIA H200";
+  t.l2_bytes = 50.0 * 1024 * 1024;
+  t.l1_load_sectors = 8000;
+  t.l1_load_hit_sectors = 7000;
+  t.l2_read_sectors = 1000;
+  t.l2_read_hit_sectors = 0;
+  k->profiled_traffic = t;
+  auto h200 = GpuSpec::from_catalog(tables(), "h200");
+  PredictOptions o;
+  o.per_pc = true;
+  const KernelReport r = Predictor(k).predict(h200, o);
+  auto latency_at = [&](std::uint64_t pc) {
+    for (const auto& row : r.per_pc)
+      if (row.pc == pc) return row.latency;
+    FAIL("no such PC");
+    return 0.0;
+  };
+  const double affine = latency_at(0x090), gather = latency_at(0x080);
+  CHECK(latency_at(0x0a0) == doctest::Approx(gather));
+  const double h1 = 7.0 / 8, all_hit = std::pow(h1, 8);
+  // Both are mixes of the same hit and miss latencies, in these proportions.
+  const double miss = (affine - h1 * h200.l1_hit_latency) / (1 - h1);
+  CHECK(miss > h200.l2_hit_latency);
+  CHECK(gather == doctest::Approx(all_hit * h200.l1_hit_latency + (1 - all_hit) * miss).epsilon(0.02));
+  CHECK(gather > 2 * affine);
+}
+
 TEST_CASE("count inputs: the CTA's warps walking a shared address in step wait on each other's misses") {
   // bench/corpus latency_kernels.cu: 16 warps walking one array take as long per step as one.
   // With a 98 % L1 hit rate (a miss per 64 sector uses: 16 warps x 4 steps of 8 B), each miss

@@ -220,7 +220,7 @@ class AddressProfiler {
       p.bank_shared_loads.clear();
       for (std::size_t sh = 0; sh < c.shapes.size(); ++sh)
         if (c.shapes[sh])
-          p.bank_shared_loads.push_back({static_cast<std::uint8_t>(sh / kShapeLines), static_cast<std::uint8_t>(sh % kShapeLines), c.shapes[sh] * p.grid_scale});
+          p.bank_shared_loads.push_back({static_cast<double>(sh / kShapeLines), static_cast<double>(sh % kShapeLines), c.shapes[sh] * p.grid_scale});
     }
     if (windows_ == 1 && window_spans_grid_) {  // a sample's first touches: bounded where drawn from one region
       std::vector<bool> enough(pcs_.size());

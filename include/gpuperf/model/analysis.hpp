@@ -218,11 +218,16 @@ inline void sector_issue_groups(const Kernel& k, KernelAnalysis& a) {
 }
 
 // Count-only inputs: which loads read an address that every thread of a CTA shares (a search
-// loop's `CDF[x]`, an n-body step's `p[j]`). A value varies within the CTA if the instruction
-// that writes it reads the thread index (S2R of anything but the CTA's own id and counts),
-// loads it from memory other than constants, or reads a varying value (RegisterReach);
-// otherwise it is shared.
-inline void cta_uniform_addresses(const Kernel& k, KernelAnalysis& a) {
+// loop's `CDF[x]`, an n-body step's `p[j]`), and which gather (their lanes' addresses differ
+// by loaded data). A value varies within the CTA if the instruction that writes it reads the
+// thread index (S2R of anything but the CTA's own id and counts), loads it from memory other
+// than constants, or reads a varying value (RegisterReach); otherwise it is shared. A value is
+// gathered where it derives from what a load of a varying address read (a loaded pointer that
+// the CTA shares is not; nor an index a search's loaded comparisons steer: RegisterReach not
+// through control). A gathered load over lines apart takes the expected bank passes of its
+// lanes' random offsets (gathered_bank_passes). A load whose address advances less than a
+// 128 B line per iteration of its loop (LoopStrides) walks its own line.
+inline void address_sources(const Kernel& k, KernelAnalysis& a) {
   auto source_of_variation = [](const StaticInstr& s) {
     const bool s2r = s.opcode.rfind("S2R", 0) == 0 || s.opcode.rfind("S2UR", 0) == 0 || s.opcode.rfind("CS2R", 0) == 0;
     if (s2r) return s.text.find("SR_CTAID") == std::string::npos && s.text.find("SR_NCTAID") == std::string::npos;
@@ -230,10 +235,27 @@ inline void cta_uniform_addresses(const Kernel& k, KernelAnalysis& a) {
     return s.opcode.rfind("SHFL", 0) == 0 || s.opcode.rfind("VOTE", 0) == 0 || s.opcode.rfind("MATCH", 0) == 0;
   };
   const RegisterReach varying(k, a, source_of_variation);
+  const RegisterReach gathered(
+      k, a,
+      [&](const StaticInstr& s) {
+        const bool reads = s.mem_op == MemOp::load || s.mem_op == MemOp::atomic;
+        return reads && s.space != MemSpace::constant && s.space != MemSpace::none &&
+               varying.reaches_address(static_cast<std::size_t>(&s - k.program.data()));
+      },
+      /*through_control=*/false);
+  const LoopStrides strides(k, a);
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
     if (s.mem_op != MemOp::load || !(s.space == MemSpace::global || s.space == MemSpace::generic)) continue;
-    a.pcs[i].cta_uniform_address = !varying.reaches_address(i);
+    auto& p = a.pcs[i];
+    p.cta_uniform_address = !varying.reaches_address(i);
+    p.gathered_address = gathered.reaches_address(i);
+    if (auto st = strides.address_stride(i)) p.walks_own_line = !p.gathered_address && std::abs(double(*st)) < assume::own_line_stride_bytes;
+    if (p.gathered_address && lanes_apart(p)) {
+      const double lines = p.lines / p.requests, lanes = p.thread_exec / p.warp_exec;
+      const double passes = gathered_bank_passes(lines, lanes, std::max(1u, s.access_bits / 8));
+      if (passes < lines) p.bank_shared_loads = {{lines, passes, p.requests}};
+    }
   }
 }
 

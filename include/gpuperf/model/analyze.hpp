@@ -29,7 +29,7 @@ GPUPERF_FUNC KernelAnalysis analyze(std::shared_ptr<const Kernel> kp) {
   } else {
     detail::load_groups(k, a);
     detail::sector_issue_groups(k, a);
-    detail::cta_uniform_addresses(k, a);
+    detail::address_sources(k, a);
     detail::profiled_atomics(k, a);
   }
   return a;

@@ -22,6 +22,16 @@ inline constexpr double shared_wavefront_bytes = 128.0;
 // Rodinia backprop, srad_v1 reduce, lud_perimeter and dwt2d; the count path's wavefronts
 // (executions x conflict ways) include them already.
 inline constexpr unsigned lanes_off_shared_wavefronts = 1;
+// Count-only inputs: the most sectors a line a request's lines average where its lanes count as
+// a line apart (lanes_apart: a thread per row, a gather). Estimated: one sector a line is a lane
+// a line; the margin lets a few lanes share lines.
+inline constexpr double lanes_apart_sectors_per_line = 1.25;
+// Bytes a load's address may advance per iteration of its loop for its lanes to walk their own
+// lines: by definition a 128 B line (sectors_per_line x sector_bytes, from the same guide).
+inline constexpr double own_line_stride_bytes = 128.0;
+// L1 data banks of 4 B that a gathered load's lanes fall on at random (CUDA C++ Programming
+// Guide, "Shared Memory": 32 banks; the L1 data array shares them, calibrate/l1_slot_probe.cu).
+inline constexpr unsigned l1_data_banks = 32;
 // Highest L1 hit rate assumed for a load that shares its base register with others when the
 // input has no addresses. Estimated: keeps a first touch of every line.
 inline constexpr double max_assumed_l1_hit = 0.95;

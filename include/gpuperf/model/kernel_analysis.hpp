@@ -7,14 +7,17 @@
 #include <vector>
 
 #include "gpuperf/model/memory.hpp"
+#include "gpuperf/model/assumptions.hpp"
 #include "gpuperf/trace/ir.hpp"
 
 namespace gpuperf {
 
 // Global loads whose lanes share L1 data-bank passes across lines (fewer passes than lines),
 // by shape: their requests, scaled to the grid. A PC's other requests take a pass a line.
+// Traced shapes count whole lines and passes; a count-only input's gathered loads take the
+// expected ones (gathered_bank_passes).
 struct LoadShape {
-  std::uint8_t lines = 0, passes = 0;
+  double lines = 0, passes = 0;
   double requests = 0;
 };
 
@@ -109,8 +112,21 @@ struct PcStats {
   // Count-only inputs: the address is the same for every thread of the CTA (derived from no
   // thread index and no loaded value), so the CTA's warps read the same sectors.
   bool cta_uniform_address = false;
+  // Count-only inputs: the address's lanes differ by loaded data (a gather: `x[col[j]]`, a
+  // CSR row's `val[j]` from `row_ptr[i]`), not by an affine function of the thread index.
+  bool gathered_address = false;
+  // Count-only inputs: not gathered, and the address advances less than a line per iteration
+  // of the load's innermost loop (LoopStrides): each lane walks its own line.
+  bool walks_own_line = false;
   double group_footprint_sectors = 0;
 };
+
+// A global request of count-only inputs whose lanes touch lines apart: more than one line, and
+// about a sector of each (assume::lanes_apart_sectors_per_line), as a thread per row or a
+// gather reads.
+inline bool lanes_apart(const PcStats& p) {
+  return p.requests > 0 && p.warp_exec > 0 && p.lines > p.requests * 1.001 && p.sectors <= assume::lanes_apart_sectors_per_line * p.lines;
+}
 
 // Global atomics' address distribution (dynamic traces with addresses): what the L2's atomic
 // units serialize on. An op is one pass over one 32 B sector: lanes of a request on distinct

@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gpuperf/model/assumptions.hpp"
+
 namespace gpuperf {
 
 struct Coalesced {
@@ -162,6 +164,48 @@ inline unsigned global_bank_passes(const std::uint64_t* addr, unsigned n, unsign
   for (unsigned i = 0; i < n; ++i)
     for (std::uint64_t word = addr[i] / 4, last = (addr[i] + w - 1) / 4; word <= last && nw < 128; ++word) words[nw++] = word;
   return std::min(lines, bank_ways(words, nw, 32));
+}
+
+// The expected largest number of `balls` thrown at random into `bins` (1..64 each) that land
+// in one bin: sum over m of P(most > m), with P(most <= m) = balls! / bins^balls [x^balls]
+// (sum_{j<=m} x^j / j!)^bins.
+inline double expected_most_in_one_bin(unsigned balls, unsigned bins) {
+  balls = std::min(balls, 64u);
+  bins = std::clamp(bins, 1u, 64u);
+  if (balls <= 1 || bins == 1) return balls;
+  double log_norm = std::lgamma(balls + 1.0) - balls * std::log(double(bins));
+  double expected = 0;
+  for (unsigned m = 1; m < balls; ++m) {  // P(most > 0) = 1 is the first term
+    std::vector<double> term(m + 1), power(balls + 1, 0.0), next(balls + 1);
+    for (unsigned j = 0; j <= m; ++j) term[j] = std::exp(-std::lgamma(j + 1.0));
+    power[0] = 1;
+    for (unsigned b = 0; b < bins; ++b) {  // power *= term, truncated at degree balls
+      std::fill(next.begin(), next.end(), 0.0);
+      for (unsigned d = 0; d <= balls; ++d)
+        if (power[d] != 0)
+          for (unsigned j = 0; j <= m && d + j <= balls; ++j) next[d + j] += power[d] * term[j];
+      power.swap(next);
+    }
+    const double more = 1 - std::min(1.0, std::exp(log_norm) * power[balls]);
+    expected += more;
+    if (more < 1e-9) break;  // the later terms are smaller still
+  }
+  return 1 + expected;
+}
+
+// The expected L1 data-bank passes of a gathered global load (count-only inputs, whose lanes'
+// addresses are not known): `lines` lines a request, each holding the words of about
+// lanes / lines lanes of `width` bytes at a random offset, as a run of banks; the most runs on
+// one of the 32 banks (global_bank_passes' measure). A trace's gathers (HeCBench simpleSpmv's
+// CSR rows) share passes this way.
+inline double gathered_bank_passes(double lines, double lanes, unsigned width) {
+  if (!(lines > 1)) return std::max(lines, 0.0);
+  const double run_words = std::max(1.0, std::max(1u, width / 4) * std::max(1.0, lanes / lines));
+  const unsigned banks = assume::l1_data_banks;
+  unsigned run = 1;
+  while (run < banks && run < run_words) run *= 2;
+  const unsigned balls = static_cast<unsigned>(std::clamp(std::lround(lines), 1L, 64L));
+  return std::min(lines, expected_most_in_one_bin(balls, banks / run));
 }
 
 // Shared-memory wavefronts for one warp request: 32 banks of `bank_bytes`; accesses wider

@@ -387,11 +387,15 @@ inline double pc_latency(const StaticInstr& s, const PcStats& p, const InstrDesc
   if (!p.has_profile && p.requests == 0) return g.l1_hit_latency;
   // A warp's load completes with its last line: traced PCs' requests hit as whole requests
   // (pc_rates' h1_request). Profiled rates count sectors; a request spread over several lines
-  // waits unless all of them hit (taken as independent).
+  // waits unless all of them hit (taken as independent), but for lanes a line apart that each
+  // walk their own line (PcStats::walks_own_line: a thread per row, in step with the others),
+  // which hit and miss together (HeCBench simpleSpmv's mv_dense on the train part: 2x slow
+  // from counts with independent lines).
   double h1 = m.h1_request, h2 = m.h2_request;
   // The L1 hit parts below are the sectors'; a request keeps them in proportion.
   const double request_share = m.h1 > 0 ? m.h1_request / m.h1 : 0.0;
-  if (prof.present && !p.has_profile && p.requests > 0) {
+  const bool in_step = lanes_apart(p) && p.walks_own_line;
+  if (prof.present && !p.has_profile && p.requests > 0 && !in_step) {
     const double lines = std::max(1.0, p.sectors / p.requests / assume::sectors_per_line);
     h1 = std::pow(h1, lines);
     h2 = std::pow(h2, lines);

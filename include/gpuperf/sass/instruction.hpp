@@ -193,6 +193,21 @@ inline int register_span_for(const OpcodeTokens& t, bool is_dest) {
   return 1;
 }
 
+// An instruction's operand list split on the commas outside brackets ("R6, P2, R6, 0x10, RZ").
+inline std::vector<std::string_view> split_operands(std::string_view ops) {
+  std::vector<std::string_view> operands;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    char c = ops[i];
+    if (c == '[' || c == '{' || c == '(') ++depth;
+    else if (c == ']' || c == '}' || c == ')') --depth;
+    else if (c == ',' && depth == 0) { operands.push_back(detail::trim(ops.substr(start, i - start))); start = i + 1; }
+  }
+  if (start < ops.size()) operands.push_back(detail::trim(ops.substr(start)));
+  return operands;
+}
+
 // Parses the text of one SASS instruction (without address/encoding comments).
 inline ParsedInstruction parse_instruction_text(std::string_view text) {
   ParsedInstruction p;
@@ -211,17 +226,7 @@ inline ParsedInstruction parse_instruction_text(std::string_view text) {
   std::string_view ops = sp == std::string_view::npos ? std::string_view{} : detail::trim(text.substr(sp));
   auto tok = tokenize_opcode(p.opcode);
   int ndst = dest_count_for(tok);
-  // Split operands on commas outside brackets.
-  std::vector<std::string_view> operands;
-  int depth = 0;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    char c = ops[i];
-    if (c == '[' || c == '{' || c == '(') ++depth;
-    else if (c == ']' || c == '}' || c == ')') --depth;
-    else if (c == ',' && depth == 0) { operands.push_back(detail::trim(ops.substr(start, i - start))); start = i + 1; }
-  }
-  if (start < ops.size()) operands.push_back(detail::trim(ops.substr(start)));
+  const std::vector<std::string_view> operands = split_operands(ops);
   int seen_dst = 0;
   // Integer adds and LEA write their carry-out predicates right after the destination
   // (IADD3 R6, P2, R6, 0xa0, RZ); a carry-in comes later among the sources (IADD3.X ..., P2, !PT).
