@@ -2141,15 +2141,31 @@ static std::shared_ptr<Kernel> search_loop_kernel(std::uint32_t block_x, double 
                          {"EXIT", w}});
 }
 
+// The analysis of the instruction at `pc` (a failed check where the kernel has none).
+static const PcStats& stats_at(const Kernel& k, const KernelAnalysis& a, std::uint64_t pc) {
+  for (std::size_t i = 0; i < k.program.size(); ++i)
+    if (k.program[i].pc == pc) return a.pcs[i];
+  FAIL("no such PC");
+  return a.pcs.front();
+}
+
+// A profile of only these L1 and L2 load sector counts, for the named GPU.
+static ProfiledTraffic load_hit_profile(const char* gpu, double l1_sectors, double l1_hits, double l2_sectors, double l2_hits) {
+  ProfiledTraffic t;
+  t.present = true;
+  t.gpu = gpu;
+  t.l2_bytes = 50.0 * 1024 * 1024;
+  t.l1_load_sectors = l1_sectors;
+  t.l1_load_hit_sectors = l1_hits;
+  t.l2_read_sectors = l2_sectors;
+  t.l2_read_hit_sectors = l2_hits;
+  return t;
+}
+
 TEST_CASE("count inputs: a load whose address no thread index or loaded value reaches is CTA-uniform") {
   auto k = search_loop_kernel(512, 16 * 5000);
   const KernelAnalysis a = analyze(k);
-  auto uniform_at = [&](std::uint64_t pc) {
-    for (std::size_t i = 0; i < k->program.size(); ++i)
-      if (k->program[i].pc == pc) return a.pcs[i].cta_uniform_address;
-    FAIL("no such PC");
-    return false;
-  };
+  auto uniform_at = [&](std::uint64_t pc) { return stats_at(*k, a, pc).cta_uniform_address; };
   CHECK_FALSE(uniform_at(0x080));  // u[i]: through the thread index
   CHECK(uniform_at(0x0b0));        // CDF[x]: R4 from the loop counter (R4 is reused for the loaded value)
   CHECK_FALSE(uniform_at(0x120));  // index after a loop that lanes leave at different iterations
@@ -2192,12 +2208,7 @@ static std::shared_ptr<Kernel> lanes_apart_kernel() {
 TEST_CASE("count inputs: a load whose lanes' addresses differ by loaded data is a gather; one affine in the thread index is not") {
   auto k = lanes_apart_kernel();
   const KernelAnalysis a = analyze(k);
-  auto pc_stats = [&](std::uint64_t pc) -> const PcStats& {
-    for (std::size_t i = 0; i < k->program.size(); ++i)
-      if (k->program[i].pc == pc) return a.pcs[i];
-    FAIL("no such PC");
-    return a.pcs.front();
-  };
+  auto pc_stats = [&](std::uint64_t pc) -> const PcStats& { return stats_at(*k, a, pc); };
   CHECK(pc_stats(0x080).gathered_address);
   CHECK_FALSE(pc_stats(0x090).gathered_address);
   CHECK_FALSE(pc_stats(0x0a0).gathered_address);  // the loaded pointer is the CTA's, not the lane's
@@ -2240,12 +2251,7 @@ TEST_CASE("count inputs: a search's loads are not gathers: its loaded comparison
                            {"LDG.E R24, desc[UR4][R20.64]", w},                 // 0x0f0: c[b[lo]], a gather
                            {"EXIT", w}});
   const KernelAnalysis a = analyze(k);
-  auto gathered_at = [&](std::uint64_t pc) {
-    for (std::size_t i = 0; i < k->program.size(); ++i)
-      if (k->program[i].pc == pc) return a.pcs[i].gathered_address;
-    FAIL("no such PC");
-    return false;
-  };
+  auto gathered_at = [&](std::uint64_t pc) { return stats_at(*k, a, pc).gathered_address; };
   CHECK_FALSE(gathered_at(0x060));
   CHECK_FALSE(gathered_at(0x0d0));
   CHECK(gathered_at(0x0f0));
@@ -2258,15 +2264,7 @@ TEST_CASE("count inputs: lanes a line apart that walk their own lines hit togeth
   // independent 7/8 (lines counted from sectors: 32 / 4). Before the fix the walking load took
   // the others' latency.
   auto k = lanes_apart_kernel();
-  ProfiledTraffic t;
-  t.present = true;
-  t.gpu = "NVIDIA H200";
-  t.l2_bytes = 50.0 * 1024 * 1024;
-  t.l1_load_sectors = 8000;
-  t.l1_load_hit_sectors = 7000;
-  t.l2_read_sectors = 1000;
-  t.l2_read_hit_sectors = 0;
-  k->profiled_traffic = t;
+  k->profiled_traffic = load_hit_profile("NVIDIA H200", 8000, 7000, 1000, 0);
   auto h200 = GpuSpec::from_catalog(tables(), "h200");
   PredictOptions o;
   o.per_pc = true;
@@ -2292,14 +2290,7 @@ TEST_CASE("count inputs: the CTA's warps walking a shared address in step wait o
   // With a 98 % L1 hit rate (a miss per 64 sector uses: 16 warps x 4 steps of 8 B), each miss
   // is found in flight by the 15 other warps' first touches: 15 x 2 % of the loads wait for it
   // like the miss, not an L1 hit.
-  ProfiledTraffic t;
-  t.present = true;
-  t.gpu = "NVIDIA H100 80GB HBM3";
-  t.l2_bytes = 50.0 * 1024 * 1024;
-  t.l1_load_sectors = 6400;
-  t.l1_load_hit_sectors = 6300;
-  t.l2_read_sectors = 100;
-  t.l2_read_hit_sectors = 50;
+  const ProfiledTraffic t = load_hit_profile("NVIDIA H100 80GB HBM3", 6400, 6300, 100, 50);
   auto h100 = GpuSpec::from_catalog(tables(), "h100");
   auto latency_of = [&](std::uint32_t block_x, bool one_lane = false) {
     auto k = search_loop_kernel(block_x, 16 * 5000);

@@ -234,16 +234,20 @@ inline void address_sources(const Kernel& k, KernelAnalysis& a) {
     if (s.mem_op != MemOp::none && s.space != MemSpace::constant) return true;  // loaded data, atomics' old values
     return s.opcode.rfind("SHFL", 0) == 0 || s.opcode.rfind("VOTE", 0) == 0 || s.opcode.rfind("MATCH", 0) == 0;
   };
-  const RegisterReach varying(k, a, source_of_variation);
+  const ProgramDefs program(k, a);
+  const RegisterReach varying(k, a, program, source_of_variation);
+  // Loads (and atomics' old values) at lane-varying addresses: what a gather's index comes from.
+  std::vector<bool> varying_read(k.program.size(), false);
+  for (std::size_t i = 0; i < k.program.size(); ++i) {
+    const auto& s = k.program[i];
+    const bool reads = s.mem_op == MemOp::load || s.mem_op == MemOp::atomic;
+    varying_read[i] = reads && s.space != MemSpace::constant && s.space != MemSpace::none && varying.reaches_address(i);
+  }
   const RegisterReach gathered(
-      k, a,
-      [&](const StaticInstr& s) {
-        const bool reads = s.mem_op == MemOp::load || s.mem_op == MemOp::atomic;
-        return reads && s.space != MemSpace::constant && s.space != MemSpace::none &&
-               varying.reaches_address(static_cast<std::size_t>(&s - k.program.data()));
-      },
+      k, a, program, [&](const StaticInstr& s) { return bool(varying_read[static_cast<std::size_t>(&s - k.program.data())]); },
       /*through_control=*/false);
-  const LoopStrides strides(k, a);
+  const LoopSpans loops(a);
+  const LoopStrides strides(k, a, program, loops);
   for (std::size_t i = 0; i < k.program.size(); ++i) {
     const auto& s = k.program[i];
     if (s.mem_op != MemOp::load || !(s.space == MemSpace::global || s.space == MemSpace::generic)) continue;

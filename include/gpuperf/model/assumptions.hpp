@@ -29,8 +29,9 @@ inline constexpr double lanes_apart_sectors_per_line = 1.25;
 // Bytes a load's address may advance per iteration of its loop for its lanes to walk their own
 // lines: by definition a 128 B line (sectors_per_line x sector_bytes, from the same guide).
 inline constexpr double own_line_stride_bytes = 128.0;
-// L1 data banks of 4 B that a gathered load's lanes fall on at random (CUDA C++ Programming
-// Guide, "Shared Memory": 32 banks; the L1 data array shares them, calibrate/l1_slot_probe.cu).
+// L1 data banks of 4 B that a global load's lanes fall on (a traced load's by its addresses,
+// a gathered one's at random) (CUDA C++ Programming Guide, "Shared Memory": 32 banks; the L1
+// data array shares them, calibrate/l1_slot_probe.cu).
 inline constexpr unsigned l1_data_banks = 32;
 // Highest L1 hit rate assumed for a load that shares its base register with others when the
 // input has no addresses. Estimated: keeps a first touch of every line.

@@ -163,7 +163,7 @@ inline unsigned global_bank_passes(const std::uint64_t* addr, unsigned n, unsign
   unsigned nw = 0;
   for (unsigned i = 0; i < n; ++i)
     for (std::uint64_t word = addr[i] / 4, last = (addr[i] + w - 1) / 4; word <= last && nw < 128; ++word) words[nw++] = word;
-  return std::min(lines, bank_ways(words, nw, 32));
+  return std::min(lines, bank_ways(words, nw, assume::l1_data_banks));
 }
 
 // The expected largest number of `balls` thrown at random into `bins` (1..64 each) that land
@@ -175,9 +175,10 @@ inline double expected_most_in_one_bin(unsigned balls, unsigned bins) {
   if (balls <= 1 || bins == 1) return balls;
   double log_norm = std::lgamma(balls + 1.0) - balls * std::log(double(bins));
   double expected = 0;
+  std::vector<double> term(balls + 1), power(balls + 1), next(balls + 1);
+  for (unsigned j = 0; j <= balls; ++j) term[j] = std::exp(-std::lgamma(j + 1.0));  // 1 / j!
   for (unsigned m = 1; m < balls; ++m) {  // P(most > 0) = 1 is the first term
-    std::vector<double> term(m + 1), power(balls + 1, 0.0), next(balls + 1);
-    for (unsigned j = 0; j <= m; ++j) term[j] = std::exp(-std::lgamma(j + 1.0));
+    std::fill(power.begin(), power.end(), 0.0);
     power[0] = 1;
     for (unsigned b = 0; b < bins; ++b) {  // power *= term, truncated at degree balls
       std::fill(next.begin(), next.end(), 0.0);

@@ -27,18 +27,57 @@ namespace gpuperf {
 
 namespace detail {
 
+// The innermost loop (backward branch) around each program-order position: [begin, end], or -1.
+struct LoopSpans {
+  std::vector<int> begin, end;
+  explicit LoopSpans(const KernelAnalysis& an) : begin(an.order.size(), -1), end(an.order.size(), -1) {
+    const int n = static_cast<int>(an.order.size());
+    for (int e = 0; e < n; ++e)
+      if (an.loop_head_of[e] >= 0)
+        for (int j = an.loop_head_of[e]; j <= e; ++j)
+          if (end[j] < 0 || e - an.loop_head_of[e] < end[j] - begin[j]) { end[j] = e; begin[j] = an.loop_head_of[e]; }
+  }
+  // Visits the positions before `i`, nearest first, wrapping once from the top of i's loop to
+  // its end; at most `limit` steps (the wrap counts as one). visit(j) returns false to stop.
+  template <class Visit>
+  void walk_back(int i, int limit, Visit visit) const {
+    int j = i - 1, steps = 0;
+    bool wrapped = false;
+    while (steps++ < limit) {
+      if (j < 0 || (begin[i] >= 0 && j < begin[i] && !wrapped)) {
+        if (end[i] >= 0 && !wrapped) { j = end[i]; wrapped = true; continue; }
+        break;
+      }
+      if (!visit(j)) break;
+      --j;
+    }
+  }
+};
+
+// The program's positions in program order (KernelAnalysis::order) and each register's writers.
+struct ProgramDefs {
+  std::vector<std::uint32_t> pos_of;                                   // static index -> position
+  std::unordered_map<std::uint16_t, std::vector<std::uint32_t>> defs;  // register -> writing positions, ascending
+  ProgramDefs(const Kernel& k, const KernelAnalysis& a) : pos_of(k.program.size()) {
+    for (std::uint32_t p = 0; p < a.order.size(); ++p) pos_of[a.order[p]] = p;
+    for (std::uint32_t p = 0; p < a.order.size(); ++p)
+      for (auto r : k.program[a.order[p]].dst) defs[r].push_back(p);
+  }
+};
+
+inline bool is_predicate_register(std::uint16_t r) {
+  const auto kind = sass::reg_kind(r);
+  return kind == sass::RegKind::pred || kind == sass::RegKind::upred;
+}
+
 class RegisterReach {
  public:
   // is_source(s): the value instruction s writes is reached whatever its sources. Iterated to a
   // fixed point: every written value starts unreached and only turns reached.
   template <class IsSource>
-  RegisterReach(const Kernel& k, const KernelAnalysis& a, IsSource is_source, bool through_control = true)
-      : k_(k), a_(a), through_control_(through_control) {
+  RegisterReach(const Kernel& k, const KernelAnalysis& a, const ProgramDefs& program, IsSource is_source, bool through_control = true)
+      : k_(k), a_(a), through_control_(through_control), pos_of_(program.pos_of), defs_(program.defs) {
     const std::size_t n = a.order.size();
-    pos_of_.resize(k.program.size());
-    for (std::uint32_t p = 0; p < n; ++p) pos_of_[a.order[p]] = p;
-    for (std::uint32_t p = 0; p < n; ++p)
-      for (auto r : k.program[a.order[p]].dst) defs_[r].push_back(p);
     for (std::uint32_t p = 0; p < n; ++p)
       if (a.loop_head_of[p] >= 0) loops_.emplace_back(static_cast<std::uint32_t>(a.loop_head_of[p]), p);
     // Each position's guard predicate register (-1: none), read once with the listing parser.
@@ -65,7 +104,7 @@ class RegisterReach {
         for (auto r : s.src) {
           if (v) break;
           if (!guard_skipped && static_cast<int>(r) == guard_[p]) { guard_skipped = true; continue; }
-          if (!through_control_ && is_predicate(r)) continue;
+          if (!through_control_ && is_predicate_register(r)) continue;
           v = reaches(r, p);
         }
         if (v) { reached_[p] = true; changed = true; }
@@ -89,11 +128,6 @@ class RegisterReach {
     auto it = defs_.find(static_cast<std::uint16_t>(guard_[q]));
     if (it == defs_.end()) return true;
     return std::none_of(it->second.begin(), it->second.end(), [&](std::uint32_t w) { return q < w && w < use; });
-  }
-
-  static bool is_predicate(std::uint16_t r) {
-    const auto kind = sass::reg_kind(r);
-    return kind == sass::RegKind::pred || kind == sass::RegKind::upred;
   }
 
   bool divergent_loop(std::uint32_t head, std::uint32_t back) const {
@@ -145,8 +179,8 @@ class RegisterReach {
   const Kernel& k_;
   const KernelAnalysis& a_;
   const bool through_control_;
-  std::vector<std::uint32_t> pos_of_;
-  std::unordered_map<std::uint16_t, std::vector<std::uint32_t>> defs_;  // register -> writing positions, ascending
+  const std::vector<std::uint32_t>& pos_of_;
+  const std::unordered_map<std::uint16_t, std::vector<std::uint32_t>>& defs_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> loops_;         // [head, back branch] positions
   std::vector<int> guard_;
   std::vector<std::string> guard_text_;  // "@!P1"
@@ -160,22 +194,12 @@ class RegisterReach {
 // None where a write is guarded, loads data, or is of another kind.
 class LoopStrides {
  public:
-  LoopStrides(const Kernel& k, const KernelAnalysis& a) : k_(k), a_(a) {
-    const std::size_t n = a.order.size();
-    pos_of_.resize(k.program.size());
-    for (std::uint32_t p = 0; p < n; ++p) pos_of_[a.order[p]] = p;
-    for (std::uint32_t p = 0; p < n; ++p)
-      for (auto r : k.program[a.order[p]].dst) defs_[r].push_back(p);
-  }
+  LoopStrides(const Kernel& k, const KernelAnalysis& a, const ProgramDefs& program, const LoopSpans& loops)
+      : k_(k), a_(a), pos_of_(program.pos_of), defs_(program.defs), loops_(loops) {}
 
   std::optional<std::int64_t> address_stride(std::size_t i) const {
     const std::uint32_t p = pos_of_[i];
-    int head = -1, back = -1;  // the innermost loop around p
-    for (std::uint32_t e = p; e < a_.order.size(); ++e)
-      if (a_.loop_head_of[e] >= 0 && a_.loop_head_of[e] <= static_cast<int>(p) && (head < 0 || a_.loop_head_of[e] > head)) {
-        head = a_.loop_head_of[e];
-        back = static_cast<int>(e);
-      }
+    const int head = loops_.begin[p], back = loops_.end[p];  // the innermost loop around p
     if (head < 0 || k_.program[i].mem_base.empty()) return std::nullopt;
     std::int64_t sum = 0;
     for (auto r : k_.program[i].mem_base) {
@@ -229,7 +253,7 @@ class LoopStrides {
     for (std::size_t oi = 1; oi < ops.size(); ++oi) {
       auto o = operand(ops[oi]);
       if (!o) return std::nullopt;
-      if (o->is_register && (sass::reg_kind(o->reg) == sass::RegKind::pred || sass::reg_kind(o->reg) == sass::RegKind::upred)) continue;
+      if (o->is_register && is_predicate_register(o->reg)) continue;
       src.push_back(*o);
     }
     auto of = [&](const Operand& o) -> std::optional<std::int64_t> {
@@ -290,8 +314,9 @@ class LoopStrides {
 
   const Kernel& k_;
   const KernelAnalysis& a_;
-  std::vector<std::uint32_t> pos_of_;
-  std::unordered_map<std::uint16_t, std::vector<std::uint32_t>> defs_;
+  const std::vector<std::uint32_t>& pos_of_;
+  const std::unordered_map<std::uint16_t, std::vector<std::uint32_t>>& defs_;
+  const LoopSpans& loops_;
 };
 
 }  // namespace detail

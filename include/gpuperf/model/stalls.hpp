@@ -8,37 +8,11 @@
 #include "gpuperf/arch/instr_desc.hpp"
 #include "gpuperf/model/assumptions.hpp"
 #include "gpuperf/model/analysis.hpp"
+#include "gpuperf/model/register_flow.hpp"
 
 namespace gpuperf {
 
 namespace detail {
-
-// The innermost loop (backward branch) around each program-order position: [begin, end], or -1.
-struct LoopSpans {
-  std::vector<int> begin, end;
-  explicit LoopSpans(const KernelAnalysis& an) : begin(an.order.size(), -1), end(an.order.size(), -1) {
-    const int n = static_cast<int>(an.order.size());
-    for (int e = 0; e < n; ++e)
-      if (an.loop_head_of[e] >= 0)
-        for (int j = an.loop_head_of[e]; j <= e; ++j)
-          if (end[j] < 0 || e - an.loop_head_of[e] < end[j] - begin[j]) { end[j] = e; begin[j] = an.loop_head_of[e]; }
-  }
-  // Visits the positions before `i`, nearest first, wrapping once from the top of i's loop to
-  // its end; at most `limit` steps (the wrap counts as one). visit(j) returns false to stop.
-  template <class Visit>
-  void walk_back(int i, int limit, Visit visit) const {
-    int j = i - 1, steps = 0;
-    bool wrapped = false;
-    while (steps++ < limit) {
-      if (j < 0 || (begin[i] >= 0 && j < begin[i] && !wrapped)) {
-        if (end[i] >= 0 && !wrapped) { j = end[i]; wrapped = true; continue; }
-        break;
-      }
-      if (!visit(j)) break;
-      --j;
-    }
-  }
-};
 
 class StaticStalls {
  public:
