@@ -1054,6 +1054,71 @@ TEST_CASE("sampled trace: CTAs that share only their edges bring as many new sec
   CHECK(r.memory.dram_read_bytes == doctest::Approx(257.0 * 64 * 32).epsilon(0.01));
 }
 
+// 8 traced one-warp CTAs of an 8 x 8 grid, all in its first row (the tracer's first CTAs): each
+// loads one line of its column's panel (address from blockIdx.x) and the 4 lines of its row's
+// panel (from blockIdx.y), as a GEMM's CTA reads B and A; a guarded write to the row's address
+// register (predicated off: the trace holds only its register lists) lies between. With
+// `listed`, the program's cuobjdump listing joins it, which names the special registers the
+// indices come from and the guard.
+static Application grid_panels_app(bool listed) {
+  namespace fs = std::filesystem;
+  std::ostringstream t;
+  t << "-kernel name = grid_panels\n-kernel id = 1\n-grid dim = (8,8,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n"
+    << "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 8\n-cta sampling = first 8\n\n";
+  for (int c = 0; c < 8; ++c) {
+    t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = 11\n"
+      << "0000 ffffffff 1 R0 S2R 0 0\n0010 ffffffff 1 R1 S2R 0 0\n0020 ffffffff 1 R4 IMAD 1 R0 0\n";
+    line_load(t, 0x30, 6, 4, 0x7f0000000000ull + 128ull * static_cast<unsigned long long>(c));
+    t << "0040 ffffffff 1 R8 IMAD 1 R1 0\n0050 00000000 1 R8 LOP3.LUT 1 R9 0\n";
+    for (unsigned r = 0; r < 4; ++r) line_load(t, 0x60 + 16 * r, 7, 8, 0x7f1000000000ull + 128ull * r);
+    t << "00a0 ffffffff 0 EXIT 0 0 0\n#END_TB\n\n";
+  }
+  const fs::path trace = fs::temp_directory_path() / "gpuperf_test_grid_panels.traceg";
+  const fs::path listing = fs::temp_directory_path() / "gpuperf_test_grid_panels.sass";
+  { std::ofstream(trace) << t.str(); }
+  std::vector<std::string> paths{trace.string()};
+  if (listed) {
+    const char* body[] = {"S2R R0, SR_CTAID.X ;", "S2R R1, SR_CTAID.Y ;", "IMAD R4, R0, 0x80, RZ ;", "LDG.E R6, desc[UR4][R4.64] ;",
+                          "IMAD R8, R1, 0x200, RZ ;", "@!P1 LOP3.LUT R8, RZ, R9, RZ, 0x33, !PT ;", "LDG.E R7, desc[UR4][R8.64] ;",
+                          "LDG.E R7, desc[UR4][R8.64+0x80] ;", "LDG.E R7, desc[UR4][R8.64+0x100] ;", "LDG.E R7, desc[UR4][R8.64+0x180] ;", "EXIT ;"};
+    std::ofstream f(listing);
+    f << "\tcode for sm_90\n\t\tFunction : grid_panels\n\t.headerflags\t@\"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)\"\n";
+    for (int i = 0; i < 11; ++i) {
+      char line[400];
+      std::snprintf(line, sizeof line, "        /*%04x*/                   %-50s /* 0x0000000000007919 */\n%86s/* 0x000fe20000000000 */\n", 16 * i, body[i], "");
+      f << line;
+    }
+    f << "\t\t..........\n";
+    paths.push_back(listing.string());
+  }
+  Application app = gpuperf::load(paths);
+  fs::remove(trace);
+  fs::remove(listing);
+  return app;
+}
+
+TEST_CASE("sampled trace of a 2-D grid: first touches scale with the CTA-index dimensions each address is computed from") {
+  // The grid reads 8 column lines (1 KiB) and 8 rows of 4 lines (4 KiB). The sample holds all 8
+  // columns and one row: the column loads grow by a line a CTA, which carried to every CTA of the
+  // grid made 64 lines (one a CTA, 8 KiB, as HeCBench wmma-simple's B panels on the train part:
+  // 149 MB read where Nsight Compute counted 8.4).
+  auto g = GpuSpec::from_catalog(tables(), "h200");
+  Session listed(grid_panels_app(true));
+  const auto k = listed.predict(g).kernels.at(0);
+  CHECK(k.memory.global_load_sectors == doctest::Approx(64.0 * 5 * 4));
+  CHECK(k.memory.dram_read_bytes == doctest::Approx(1024.0 + 4096.0).epsilon(1e-3));
+  // The report says so: the column load and the four row loads.
+  const Warning note{WarningCode::grid_rows_sampled, {"5"}};
+  CHECK(std::count(k.warnings.begin(), k.warnings.end(), note) == 1);
+  CHECK(explain(note).find("CTA-index dimensions") != std::string::npos);
+  // Without the listing the sample cannot say where the addresses come from: the growth rule
+  // (the row loads, too few first touches to measure a growth from, each CTA its own: 4 KiB).
+  Session plain(grid_panels_app(false));
+  const auto u = plain.predict(g).kernels.at(0);
+  CHECK(u.memory.dram_read_bytes == doctest::Approx(64.0 * 128 + 4096.0).epsilon(1e-3));
+  for (const auto& w : u.warnings) CHECK(w.code != WarningCode::grid_rows_sampled);
+}
+
 // A whole grid of 4 one-warp CTAs traced, each a chain of dependent FFMAs: `heavy_cta` runs
 // 1,000 of them, the others 100.
 static std::string uneven_whole_grid_trace(int heavy_cta) {

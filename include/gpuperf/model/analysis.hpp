@@ -6,11 +6,13 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bitset>
 #include <climits>
 #include <map>
 #include <cmath>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -260,6 +262,79 @@ inline void address_sources(const Kernel& k, KernelAnalysis& a) {
       const double passes = gathered_bank_passes(lines, lanes, std::max(1u, s.access_bits / 8));
       if (passes < lines) p.bank_shared_loads = {{lines, passes, p.requests}};
     }
+  }
+}
+
+// Sampled traces of multi-dimensional grids: the tracer records a launch's first CTAs, which lie
+// in one row of a grid of several rows (x fastest), so the sample cannot tell data that every
+// row reads alike (a GEMM's B panel of the CTA's column) from data each row reads anew (its A
+// panel of the CTA's row): the growth of first touches along the row (l2_cold_marginal) was
+// carried to every CTA of the grid. The listing says which CTA-index dimensions each load's
+// address is computed from (RegisterReach from S2R SR_CTAID.X/Y/Z): the grid holds as many
+// distinct such addresses as the product of its extents in those dimensions, `classes`, of
+// which the sample holds `sampled` (distinct projections of its CTAs). A further class adds the
+// sampled marginal share of a class's first touches; where the sample holds one class only
+// (an unspanned dimension alone), each further one is taken to read data of its own. Left to
+// the marginal rule: addresses that also come from loaded data (a work queue's tile, an index
+// array), from special registers other than the thread's and CTA's indices, listings without
+// the special registers' names, and samples that span every dimension the grid has.
+inline void cta_index_classes(const Kernel& k, KernelAnalysis& a) {
+  const Dim3& grid = k.launch.grid;
+  const std::uint32_t extent[3] = {grid.x, grid.y, grid.z};
+  if (a.ctas.empty() || grid.count() <= 1) return;
+  const std::size_t window = a.profile_window_ctas > 0 ? std::min(a.profile_window_ctas, a.ctas.size()) : a.ctas.size();
+  auto cta_of = [&](std::size_t c) { return k.warps[a.ctas[c].front()].cta; };
+  auto coordinate = [](const Dim3& d, int axis) { return axis == 0 ? d.x : axis == 1 ? d.y : d.z; };
+  bool unspanned = false;  // a dimension of the grid in which the sample holds one index
+  for (int axis = 0; axis < 3; ++axis) {
+    if (extent[axis] <= 1) continue;
+    bool varies = false;
+    for (std::size_t c = 1; c < window && !varies; ++c) varies = coordinate(cta_of(c), axis) != coordinate(cta_of(0), axis);
+    unspanned = unspanned || !varies;
+  }
+  if (!unspanned) return;
+  auto is_special_read = [](const StaticInstr& s) {
+    return s.opcode.rfind("S2R", 0) == 0 || s.opcode.rfind("S2UR", 0) == 0 || s.opcode.rfind("CS2R", 0) == 0;
+  };
+  for (const auto& s : k.program)
+    if (is_special_read(s) && s.text.find("SR") == std::string::npos) return;  // no listing: the register is not named
+  auto reads_cta_index = [&](const StaticInstr& s, const char* name) { return is_special_read(s) && s.text.find(name) != std::string::npos; };
+  // The thread's own indices and counts are the same in every CTA; the CTA's index is the source
+  // being followed; anything else may differ between CTAs in ways the listing does not say.
+  auto varies_otherwise = [&](const StaticInstr& s) {
+    if (s.mem_op != MemOp::none && s.space != MemSpace::constant) return true;  // loaded data, atomics' old values
+    if (!is_special_read(s)) return false;
+    for (const char* same : {"SR_TID", "SR_NTID", "SR_CTAID", "SR_NCTAID", "SR_LANEID", "SRZ", "SR_EQMASK", "SR_LTMASK", "SR_LEMASK",
+                             "SR_GTMASK", "SR_GEMASK", "SR_SWINHI", "SR_SWINLO"})
+      if (s.text.find(same) != std::string::npos) return false;
+    return true;
+  };
+  const ProgramDefs program(k, a);
+  const RegisterReach from_x(k, a, program, [&](const StaticInstr& s) { return reads_cta_index(s, "SR_CTAID.X"); });
+  const RegisterReach from_y(k, a, program, [&](const StaticInstr& s) { return reads_cta_index(s, "SR_CTAID.Y"); });
+  const RegisterReach from_z(k, a, program, [&](const StaticInstr& s) { return reads_cta_index(s, "SR_CTAID.Z"); });
+  const RegisterReach otherwise(k, a, program, varies_otherwise);
+  const RegisterReach* from[3] = {&from_x, &from_y, &from_z};
+  for (std::size_t i = 0; i < k.program.size(); ++i) {
+    const auto& s = k.program[i];
+    auto& p = a.pcs[i];
+    if (s.mem_op != MemOp::load || !(s.space == MemSpace::global || s.space == MemSpace::generic) || s.mem_base.empty() || !p.has_profile ||
+        p.l2_cold == 0 || otherwise.reaches_address(i))
+      continue;
+    bool uses[3];
+    double classes = 1;
+    for (int axis = 0; axis < 3; ++axis) {
+      uses[axis] = from[axis]->reaches_address(i);
+      if (uses[axis]) classes *= extent[axis];
+    }
+    std::set<std::array<std::uint32_t, 3>> seen;
+    for (std::size_t c = 0; c < window; ++c) {
+      const Dim3 d = cta_of(c);
+      seen.insert({uses[0] ? d.x : 0u, uses[1] ? d.y : 0u, uses[2] ? d.z : 0u});
+    }
+    const double sampled = static_cast<double>(seen.size());
+    const double per_class = sampled > 1 ? std::min(1.0, p.l2_cold_marginal * static_cast<double>(window) / sampled) : 1.0;
+    p.l2_cold_grid_factor = 1 + per_class * std::max(0.0, classes - sampled) / sampled;
   }
 }
 

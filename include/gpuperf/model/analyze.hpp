@@ -26,6 +26,7 @@ GPUPERF_FUNC KernelAnalysis analyze(std::shared_ptr<const Kernel> kp) {
   detail::static_counts(k, a);
   if (a.dynamic) {
     detail::profile_addresses(k, a);
+    detail::cta_index_classes(k, a);
   } else {
     detail::load_groups(k, a);
     detail::sector_issue_groups(k, a);

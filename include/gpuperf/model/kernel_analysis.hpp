@@ -84,6 +84,10 @@ struct PcStats {
   // CTAs share.
   std::uint64_t l2_cold_first_half = 0;
   double l2_cold_marginal = 1;
+  // Loads of a sampled trace whose traced CTAs all lie in one row (or plane) of a grid of several:
+  // the grid's first touches of the PC over the sample's, from the CTA-index dimensions its
+  // address is computed from (cta_index_classes); 0 where unknown (l2_cold_marginal applies).
+  double l2_cold_grid_factor = 0;
   // Loads drawn from one region (AddressProfiler): the PC's part of the region's sectors, which
   // bounds the grid's first touches of the PC (0: not bounded).
   double l2_cold_extent_sectors = 0;

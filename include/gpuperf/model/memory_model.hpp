@@ -51,10 +51,13 @@ inline bool uses_profiled_rates(const PcStats& p, const ProfiledRates& prof) { r
 
 // Of a sampled PC's first touches (scaled by grid_scale), the share that stays first touches in
 // the grid: the traced CTAs' own, and each further CTA the marginal share of theirs
-// (PcStats::l2_cold_marginal), so (1 + marginal (scale - 1)) / scale; no more than the region its
-// loads are drawn from holds; all of them for a whole-grid trace or data each CTA owns.
+// (PcStats::l2_cold_marginal), so (1 + marginal (scale - 1)) / scale, or where the sample lies in
+// one row of the grid what the address's CTA-index dimensions give (l2_cold_grid_factor); no
+// more than the region its loads are drawn from holds; all of them for a whole-grid trace or
+// data each CTA owns.
 inline double grid_cold_share(const PcStats& p) {
   double share = p.grid_scale > 1 ? (1 + p.l2_cold_marginal * (p.grid_scale - 1)) / p.grid_scale : 1.0;
+  if (p.l2_cold_grid_factor > 0 && p.grid_scale > 1) share = std::min(1.0, p.l2_cold_grid_factor / p.grid_scale);
   // No more than the region a PC's loads are drawn from holds.
   const double grid_cold = static_cast<double>(p.l2_cold) * p.grid_scale;
   if (p.l2_cold_extent_sectors > 0 && grid_cold > 0) share = std::min(share, p.l2_cold_extent_sectors / grid_cold);
@@ -67,11 +70,12 @@ inline double grid_cold_share(const PcStats& p) {
 // CTAs store (PcStats::l2_cold_written_later).
 inline std::vector<Warning> sampled_memory_warnings(const KernelAnalysis& an) {
   std::vector<Warning> out;
-  std::size_t drawn = 0;
+  std::size_t drawn = 0, by_index = 0;
   double region_sectors = 0, written = 0, load_first = 0;
   for (std::size_t i = 0; i < an.pcs.size() && an.kernel && i < an.kernel->program.size(); ++i) {
     const auto& p = an.pcs[i];
     if (p.l2_cold_extent_sectors > 0) { ++drawn; region_sectors += p.l2_cold_extent_sectors; }
+    if (p.l2_cold_grid_factor > 0 && p.grid_scale > 1) ++by_index;
     if (an.kernel->program[i].mem_op == MemOp::load) {
       load_first += static_cast<double>(p.l2_cold);
       for (auto n : p.l2_cold_written_later) written += static_cast<double>(n);
@@ -80,6 +84,7 @@ inline std::vector<Warning> sampled_memory_warnings(const KernelAnalysis& an) {
   char mb[32];
   std::snprintf(mb, sizeof mb, "%.1f", region_sectors * assume::sector_bytes / 1e6);
   if (drawn > 0) out.push_back({WarningCode::drawn_regions, {std::to_string(drawn), mb}});
+  if (by_index > 0) out.push_back({WarningCode::grid_rows_sampled, {std::to_string(by_index)}});
   if (written > 0)
     out.push_back({WarningCode::stored_by_untraced, {std::to_string(static_cast<long long>(written)), std::to_string(static_cast<long long>(load_first))}});
   return out;

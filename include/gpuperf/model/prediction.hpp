@@ -44,6 +44,7 @@ enum class WarningCode : std::uint8_t {
   truncated_trace,    // the tracer stopped early: {instructions, "counted" where per-CTA counts give the CTAs' whole work, else ""}
   drawn_regions,      // a sample's loads drawn from one region, their grid first touches bounded by it: {PCs, MB}
   stored_by_untraced, // a sample's loads' first touches of sectors CTAs left out store earlier: {first touches, load first touches}
+  grid_rows_sampled,  // a sample in one row of a grid of several: loads' first touches scaled by their addresses' CTA-index dimensions: {PCs}
   counted_scale_up,   // per-CTA counts give the grid's CTAs more work than the traced ones: {grid's mean / traced mean, one decimal; "loops known" or ""}
   no_control_bits,    // no listing with encodings joined: compiler stall counts and barriers unknown: {}
   busiest_sm_share,   // counts: the profile's busiest sub-partition ran more than an even placement gives: {busiest SM's work / average's, one decimal}

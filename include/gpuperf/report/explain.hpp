@@ -60,6 +60,7 @@ inline const char* to_string(WarningCode c) {
     case WarningCode::uneven_ctas: return "uneven_ctas";
     case WarningCode::truncated_trace: return "truncated_trace";
     case WarningCode::drawn_regions: return "drawn_regions";
+    case WarningCode::grid_rows_sampled: return "grid_rows_sampled";
     case WarningCode::stored_by_untraced: return "stored_by_untraced";
     case WarningCode::counted_scale_up: return "counted_scale_up";
     case WarningCode::no_control_bits: return "no_control_bits";
@@ -179,6 +180,9 @@ inline std::string explain(const Warning& w) {
     case WarningCode::drawn_regions:
       return "the loads of " + arg(0) + " PC(s) draw from one region across the traced CTAs (a table or a tree): the grid's first touches of them stay within it (" +
              arg(1) + " MB), not the traced CTAs' scaled to the grid";
+    case WarningCode::grid_rows_sampled:
+      return "the traced CTAs lie in one row of the grid: the first touches of " + arg(0) +
+             " load PC(s) are scaled to the grid by the CTA-index dimensions the listing computes their addresses from, not by how they grew along the row";
     case WarningCode::counted_scale_up:
       if (!arg(1).empty())
         return "per the grid's per-CTA counts its CTAs do " + arg(0) +

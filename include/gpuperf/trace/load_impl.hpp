@@ -97,6 +97,8 @@ GPUPERF_FUNC bool join_listing(Kernel& k, const std::vector<Kernel>& listing) {
     if (!src) continue;
     k.program[i].control = src->control;
     if (k.program[i].text.empty()) k.program[i].text = src->text;
+    // A trace's records do not say which instructions are guarded; the listing's text does.
+    if (src->predicated && k.program[i].text == src->text) k.program[i].predicated = true;
     if (k.program[i].dst.empty() && k.program[i].src.empty()) { k.program[i].dst = src->dst; k.program[i].src = src->src; }
     if (k.program[i].mem_base.empty()) { k.program[i].mem_base = src->mem_base; k.program[i].mem_offset = src->mem_offset; }
     if (!k.program[i].branch_target && src->branch_target) k.program[i].branch_target = *src->branch_target + base;
