@@ -282,6 +282,8 @@ inline void cta_index_classes(const Kernel& k, KernelAnalysis& a) {
   const Dim3& grid = k.launch.grid;
   const std::uint32_t extent[3] = {grid.x, grid.y, grid.z};
   if (a.ctas.empty() || grid.count() <= 1) return;
+  for (const auto& cta : a.ctas)
+    if (cta.empty()) return;
   const std::size_t window = a.profile_window_ctas > 0 ? std::min(a.profile_window_ctas, a.ctas.size()) : a.ctas.size();
   auto cta_of = [&](std::size_t c) { return k.warps[a.ctas[c].front()].cta; };
   auto coordinate = [](const Dim3& d, int axis) { return axis == 0 ? d.x : axis == 1 ? d.y : d.z; };
