@@ -219,6 +219,14 @@ inline void sector_issue_groups(const Kernel& k, KernelAnalysis& a) {
   }
 }
 
+// A read of a special register (S2R, S2UR, CS2R): the listing's text names which.
+inline bool reads_special_register(const StaticInstr& s) {
+  return s.opcode.rfind("S2R", 0) == 0 || s.opcode.rfind("S2UR", 0) == 0 || s.opcode.rfind("CS2R", 0) == 0;
+}
+
+// A value read from memory other than constants: loaded data, atomics' old values.
+inline bool reads_memory_value(const StaticInstr& s) { return s.mem_op != MemOp::none && s.space != MemSpace::constant; }
+
 // Count-only inputs: which loads read an address that every thread of a CTA shares (a search
 // loop's `CDF[x]`, an n-body step's `p[j]`), and which gather (their lanes' addresses differ
 // by loaded data). A value varies within the CTA if the instruction that writes it reads the
@@ -231,9 +239,8 @@ inline void sector_issue_groups(const Kernel& k, KernelAnalysis& a) {
 // 128 B line per iteration of its loop (LoopStrides) walks its own line.
 inline void address_sources(const Kernel& k, KernelAnalysis& a) {
   auto source_of_variation = [](const StaticInstr& s) {
-    const bool s2r = s.opcode.rfind("S2R", 0) == 0 || s.opcode.rfind("S2UR", 0) == 0 || s.opcode.rfind("CS2R", 0) == 0;
-    if (s2r) return s.text.find("SR_CTAID") == std::string::npos && s.text.find("SR_NCTAID") == std::string::npos;
-    if (s.mem_op != MemOp::none && s.space != MemSpace::constant) return true;  // loaded data, atomics' old values
+    if (reads_special_register(s)) return s.text.find("SR_CTAID") == std::string::npos && s.text.find("SR_NCTAID") == std::string::npos;
+    if (reads_memory_value(s)) return true;
     return s.opcode.rfind("SHFL", 0) == 0 || s.opcode.rfind("VOTE", 0) == 0 || s.opcode.rfind("MATCH", 0) == 0;
   };
   const ProgramDefs program(k, a);
@@ -284,28 +291,26 @@ inline void cta_index_classes(const Kernel& k, KernelAnalysis& a) {
   if (a.ctas.empty() || grid.count() <= 1) return;
   for (const auto& cta : a.ctas)
     if (cta.empty()) return;
+  // The profile window's CTA indices, the sample the first touches were counted over.
   const std::size_t window = a.profile_window_ctas > 0 ? std::min(a.profile_window_ctas, a.ctas.size()) : a.ctas.size();
-  auto cta_of = [&](std::size_t c) { return k.warps[a.ctas[c].front()].cta; };
-  auto coordinate = [](const Dim3& d, int axis) { return axis == 0 ? d.x : axis == 1 ? d.y : d.z; };
-  bool unspanned = false;  // a dimension of the grid in which the sample holds one index
-  for (int axis = 0; axis < 3; ++axis) {
-    if (extent[axis] <= 1) continue;
-    bool varies = false;
-    for (std::size_t c = 1; c < window && !varies; ++c) varies = coordinate(cta_of(c), axis) != coordinate(cta_of(0), axis);
-    unspanned = unspanned || !varies;
+  std::vector<std::array<std::uint32_t, 3>> sampled_ids(window);
+  for (std::size_t c = 0; c < window; ++c) {
+    const Dim3& d = k.warps[a.ctas[c].front()].cta;
+    sampled_ids[c] = {d.x, d.y, d.z};
   }
+  bool unspanned = false;  // a dimension of the grid in which the sample holds one index
+  for (int axis = 0; axis < 3; ++axis)
+    if (extent[axis] > 1)
+      unspanned = unspanned || std::all_of(sampled_ids.begin(), sampled_ids.end(), [&](const auto& id) { return id[axis] == sampled_ids[0][axis]; });
   if (!unspanned) return;
-  auto is_special_read = [](const StaticInstr& s) {
-    return s.opcode.rfind("S2R", 0) == 0 || s.opcode.rfind("S2UR", 0) == 0 || s.opcode.rfind("CS2R", 0) == 0;
-  };
   for (const auto& s : k.program)
-    if (is_special_read(s) && s.text.find("SR") == std::string::npos) return;  // no listing: the register is not named
-  auto reads_cta_index = [&](const StaticInstr& s, const char* name) { return is_special_read(s) && s.text.find(name) != std::string::npos; };
+    if (reads_special_register(s) && s.text.find("SR") == std::string::npos) return;  // no listing: the register is not named
+  auto reads_cta_index = [&](const StaticInstr& s, const char* name) { return reads_special_register(s) && s.text.find(name) != std::string::npos; };
   // The thread's own indices and counts are the same in every CTA; the CTA's index is the source
   // being followed; anything else may differ between CTAs in ways the listing does not say.
   auto varies_otherwise = [&](const StaticInstr& s) {
-    if (s.mem_op != MemOp::none && s.space != MemSpace::constant) return true;  // loaded data, atomics' old values
-    if (!is_special_read(s)) return false;
+    if (reads_memory_value(s)) return true;
+    if (!reads_special_register(s)) return false;
     for (const char* same : {"SR_TID", "SR_NTID", "SR_CTAID", "SR_NCTAID", "SR_LANEID", "SRZ", "SR_EQMASK", "SR_LTMASK", "SR_LEMASK",
                              "SR_GTMASK", "SR_GEMASK", "SR_SWINHI", "SR_SWINLO"})
       if (s.text.find(same) != std::string::npos) return false;
@@ -330,10 +335,7 @@ inline void cta_index_classes(const Kernel& k, KernelAnalysis& a) {
       if (uses[axis]) classes *= extent[axis];
     }
     std::set<std::array<std::uint32_t, 3>> seen;
-    for (std::size_t c = 0; c < window; ++c) {
-      const Dim3 d = cta_of(c);
-      seen.insert({uses[0] ? d.x : 0u, uses[1] ? d.y : 0u, uses[2] ? d.z : 0u});
-    }
+    for (const auto& id : sampled_ids) seen.insert({uses[0] ? id[0] : 0u, uses[1] ? id[1] : 0u, uses[2] ? id[2] : 0u});
     const double sampled = static_cast<double>(seen.size());
     const double per_class = sampled > 1 ? std::min(1.0, p.l2_cold_marginal * static_cast<double>(window) / sampled) : 1.0;
     p.l2_cold_grid_factor = 1 + per_class * std::max(0.0, classes - sampled) / sampled;

@@ -49,6 +49,10 @@ namespace detail {
 // A PC without a reuse profile of its own takes the input's profiled kernel-wide rates.
 inline bool uses_profiled_rates(const PcStats& p, const ProfiledRates& prof) { return !p.has_profile && prof.present; }
 
+// Whether a sampled PC's grid first touches come from its address's CTA-index dimensions
+// (PcStats::l2_cold_grid_factor) rather than the sample's growth.
+inline bool uses_grid_factor(const PcStats& p) { return p.l2_cold_grid_factor > 0 && p.grid_scale > 1; }
+
 // Of a sampled PC's first touches (scaled by grid_scale), the share that stays first touches in
 // the grid: the traced CTAs' own, and each further CTA the marginal share of theirs
 // (PcStats::l2_cold_marginal), so (1 + marginal (scale - 1)) / scale, or where the sample lies in
@@ -57,7 +61,7 @@ inline bool uses_profiled_rates(const PcStats& p, const ProfiledRates& prof) { r
 // data each CTA owns.
 inline double grid_cold_share(const PcStats& p) {
   double share = p.grid_scale > 1 ? (1 + p.l2_cold_marginal * (p.grid_scale - 1)) / p.grid_scale : 1.0;
-  if (p.l2_cold_grid_factor > 0 && p.grid_scale > 1) share = std::min(1.0, p.l2_cold_grid_factor / p.grid_scale);
+  if (uses_grid_factor(p)) share = std::min(1.0, p.l2_cold_grid_factor / p.grid_scale);
   // No more than the region a PC's loads are drawn from holds.
   const double grid_cold = static_cast<double>(p.l2_cold) * p.grid_scale;
   if (p.l2_cold_extent_sectors > 0 && grid_cold > 0) share = std::min(share, p.l2_cold_extent_sectors / grid_cold);
@@ -75,7 +79,7 @@ inline std::vector<Warning> sampled_memory_warnings(const KernelAnalysis& an) {
   for (std::size_t i = 0; i < an.pcs.size() && an.kernel && i < an.kernel->program.size(); ++i) {
     const auto& p = an.pcs[i];
     if (p.l2_cold_extent_sectors > 0) { ++drawn; region_sectors += p.l2_cold_extent_sectors; }
-    if (p.l2_cold_grid_factor > 0 && p.grid_scale > 1) ++by_index;
+    if (uses_grid_factor(p)) ++by_index;
     if (an.kernel->program[i].mem_op == MemOp::load) {
       load_first += static_cast<double>(p.l2_cold);
       for (auto n : p.l2_cold_written_later) written += static_cast<double>(n);
