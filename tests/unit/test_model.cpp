@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iomanip>
 #include <limits>
 #include <map>
 #include <set>
@@ -1061,33 +1062,55 @@ TEST_CASE("sampled trace: CTAs that share only their edges bring as many new sec
 // panel (from blockIdx.y), as a GEMM's CTA reads B and A; a guarded write to the row's address
 // register (predicated off: the trace holds only its register lists) lies between. With
 // `listed`, the program's cuobjdump listing joins it, which names the special registers the
-// indices come from and the guard.
-static Application grid_panels_app(bool listed) {
+// indices come from and the guard. With `copied`, the column's line is an asynchronous copy
+// into shared memory at an offset from the CTA's rank in its cluster (S2UR SR_CgaCtaId), as
+// CUTLASS's multistage GEMMs copy their panels.
+static Application grid_panels_app(bool listed, bool copied = false) {
   namespace fs = std::filesystem;
+  const unsigned shift = copied ? 0x10 : 0;  // the copy's rank read comes first
   std::ostringstream t;
   t << "-kernel name = grid_panels\n-kernel id = 1\n-grid dim = (8,8,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n"
     << "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n-traced ctas = 8\n-cta sampling = first 8\n\n";
   for (int c = 0; c < 8; ++c) {
-    t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = 11\n"
-      << "0000 ffffffff 1 R0 S2R 0 0\n0010 ffffffff 1 R1 S2R 0 0\n0020 ffffffff 1 R4 IMAD 1 R0 0\n";
-    line_load(t, 0x30, 6, 4, 0x7f0000000000ull + 128ull * static_cast<unsigned long long>(c));
-    t << "0040 ffffffff 1 R8 IMAD 1 R1 0\n0050 00000000 1 R8 LOP3.LUT 1 R9 0\n";
-    for (unsigned r = 0; r < 4; ++r) line_load(t, 0x60 + 16 * r, 7, 8, 0x7f1000000000ull + 128ull * r);
-    t << "00a0 ffffffff 0 EXIT 0 0 0\n#END_TB\n\n";
+    const unsigned long long column_line = 0x7f0000000000ull + 128ull * static_cast<unsigned long long>(c);
+    t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = " << (copied ? 12 : 11) << "\n";
+    if (copied) t << "0000 ffffffff 1 UR5 S2UR 0 0\n";
+    t << std::hex << std::setfill('0') << std::setw(4) << shift << " ffffffff 1 R0 S2R 0 0\n" << std::setw(4) << 0x10 + shift
+      << " ffffffff 1 R1 S2R 0 0\n" << std::setw(4) << 0x20 + shift << " ffffffff 1 R4 IMAD 1 R0 0\n" << std::dec;
+    if (copied) {
+      char head[64];
+      std::snprintf(head, sizeof head, "%04x ffffffff 0 LDGSTS.E 2 UR5 R4 4 0", 0x30 + shift);
+      t << head << std::hex;
+      for (unsigned long long l = 0; l < 32; ++l) t << " 0x" << column_line + 4 * l;
+      t << std::dec << "\n";
+    } else {
+      line_load(t, 0x30, 6, 4, column_line);
+    }
+    t << std::hex << std::setw(4) << 0x40 + shift << " ffffffff 1 R8 IMAD 1 R1 0\n" << std::setw(4) << 0x50 + shift
+      << " 00000000 1 R8 LOP3.LUT 1 R9 0\n" << std::dec << std::setfill(' ');
+    for (unsigned r = 0; r < 4; ++r) line_load(t, 0x60 + shift + 16 * r, 7, 8, 0x7f1000000000ull + 128ull * r);
+    char exit_line[64];
+    std::snprintf(exit_line, sizeof exit_line, "%04x ffffffff 0 EXIT 0 0 0\n#END_TB\n\n", 0xa0 + shift);
+    t << exit_line;
   }
   const fs::path trace = fs::temp_directory_path() / "gpuperf_test_grid_panels.traceg";
   const fs::path listing = fs::temp_directory_path() / "gpuperf_test_grid_panels.sass";
   { std::ofstream(trace) << t.str(); }
   std::vector<std::string> paths{trace.string()};
   if (listed) {
-    const char* body[] = {"S2R R0, SR_CTAID.X ;", "S2R R1, SR_CTAID.Y ;", "IMAD R4, R0, 0x80, RZ ;", "LDG.E R6, desc[UR4][R4.64] ;",
-                          "IMAD R8, R1, 0x200, RZ ;", "@!P1 LOP3.LUT R8, RZ, R9, RZ, 0x33, !PT ;", "LDG.E R7, desc[UR4][R8.64] ;",
-                          "LDG.E R7, desc[UR4][R8.64+0x80] ;", "LDG.E R7, desc[UR4][R8.64+0x100] ;", "LDG.E R7, desc[UR4][R8.64+0x180] ;", "EXIT ;"};
+    std::vector<std::string> body{"S2R R0, SR_CTAID.X ;", "S2R R1, SR_CTAID.Y ;", "IMAD R4, R0, 0x80, RZ ;", "LDG.E R6, desc[UR4][R4.64] ;",
+                                  "IMAD R8, R1, 0x200, RZ ;", "@!P1 LOP3.LUT R8, RZ, R9, RZ, 0x33, !PT ;", "LDG.E R7, desc[UR4][R8.64] ;",
+                                  "LDG.E R7, desc[UR4][R8.64+0x80] ;", "LDG.E R7, desc[UR4][R8.64+0x100] ;", "LDG.E R7, desc[UR4][R8.64+0x180] ;", "EXIT ;"};
+    if (copied) {
+      body[3] = "LDGSTS.E [UR5+0x400], desc[UR4][R4.64] ;";
+      body.insert(body.begin(), "S2UR UR5, SR_CgaCtaId ;");
+    }
     std::ofstream f(listing);
     f << "\tcode for sm_90\n\t\tFunction : grid_panels\n\t.headerflags\t@\"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)\"\n";
-    for (int i = 0; i < 11; ++i) {
+    for (std::size_t i = 0; i < body.size(); ++i) {
       char line[400];
-      std::snprintf(line, sizeof line, "        /*%04x*/                   %-50s /* 0x0000000000007919 */\n%86s/* 0x000fe20000000000 */\n", 16 * i, body[i], "");
+      std::snprintf(line, sizeof line, "        /*%04zx*/                   %-50s /* 0x0000000000007919 */\n%86s/* 0x000fe20000000000 */\n", 16 * i,
+                    body[i].c_str(), "");
       f << line;
     }
     f << "\t\t..........\n";
@@ -1119,6 +1142,18 @@ TEST_CASE("sampled trace of a 2-D grid: first touches scale with the CTA-index d
   const auto u = plain.predict(g).kernels.at(0);
   CHECK(u.memory.dram_read_bytes == doctest::Approx(64.0 * 128 + 4096.0).epsilon(1e-3));
   for (const auto& w : u.warnings) CHECK(w.code != WarningCode::grid_rows_sampled);
+}
+
+TEST_CASE("sampled trace of a 2-D grid: an asynchronous copy's address is its global source, not its shared destination") {
+  // The column's line copied into shared memory at an offset from the CTA's cluster rank: the
+  // rank is not a CTA index, so when the copy's address took in its shared destination (and
+  // that operand's offset) the rule left it to the growth of first touches (a line a CTA:
+  // 8 KiB); its global source comes from blockIdx.x alone, 8 lines for the grid.
+  auto g = GpuSpec::from_catalog(tables(), "h200");
+  Session copied(grid_panels_app(true, true));
+  const auto k = copied.predict(g).kernels.at(0);
+  CHECK(k.memory.global_load_sectors == doctest::Approx(64.0 * 5 * 4));
+  CHECK(k.memory.dram_read_bytes == doctest::Approx(1024.0 + 4096.0).epsilon(1e-3));
 }
 
 // A whole grid of 4 one-warp CTAs traced, each a chain of dependent FFMAs: `heavy_cta` runs

@@ -70,6 +70,16 @@ TEST_CASE("instruction text: predicates, registers, memory operands") {
   CHECK(srcs.count("R2"));
   CHECK(srcs.count("R3"));
   CHECK(srcs.count("UR6"));
+  // An asynchronous copy's address operands are its global source; its shared destination's
+  // register is read, but neither it nor that operand's offset is part of the global address.
+  auto c = sass::parse_instruction_text("LDGSTS.E.BYPASS.LTC128B.128 [R3+0x800], desc[UR6][R8.64+0x80] ;");
+  std::set<std::string> bases, reads;
+  for (auto r : c.mem_base) bases.insert(sass::reg_name(r));
+  for (auto r : c.src) reads.insert(sass::reg_name(r));
+  CHECK(bases == std::set<std::string>{"UR6", "R8"});
+  CHECK(c.mem_offset == 0x80);
+  CHECK(reads.count("R3"));
+  CHECK(reads.count("R9"));
   auto s = sass::parse_instruction_text("ISETP.GE.AND P0, PT, R0, 0x1, PT");
   REQUIRE(s.dst.size() == 1);  // PT is not a register dependency
   CHECK(sass::reg_name(s.dst[0]) == "P0");

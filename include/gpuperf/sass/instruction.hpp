@@ -233,12 +233,20 @@ inline ParsedInstruction parse_instruction_text(std::string_view text) {
   const bool carry_out_op = tok.base == "IADD3" || tok.base == "UIADD3" || tok.base == "LEA" || tok.base == "ULEA" ||
                             tok.base == "IADD" || tok.base == "IMAD" || tok.base == "UIMAD";
   bool carry_outs_next = false;
+  // A copy from global into shared memory names its shared destination first and its global
+  // source last (LDGSTS [R3+0x800], desc[UR6][R8.64+0x80]): the access that the address
+  // operands describe is the global one, so a later memory operand replaces an earlier one.
+  const bool global_source_last = tok.base == "LDGSTS";
   for (std::size_t oi = 0; oi < operands.size(); ++oi) {
     std::string_view o = operands[oi];
     if (o.empty()) continue;
     if (o.front() == '[' || o.find('[') != std::string_view::npos) {
       // Memory operand: [R2.64+0x10], [R1+UR4+0x8], c[0x0][0x160], desc[UR4][R2.64]
       bool is_const = o.front() == 'c' && o.size() > 1 && o[1] == '[';
+      if (global_source_last && !is_const && p.has_mem_operand) {
+        p.mem_base.clear();
+        p.mem_offset = 0;
+      }
       std::size_t pos = 0;
       while ((pos = o.find('[', pos)) != std::string_view::npos) {
         auto close = o.find(']', pos);
