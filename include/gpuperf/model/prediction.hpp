@@ -107,12 +107,15 @@ struct Bounds {
   // kernel: the DRAM and L2 transfers phase by phase (bound::memory_phases; 0 without addresses)
   double memory_phases = 0;
   double sm_and_memory = 0;  // kernel: sm_rounds with the SM's throughput and the memory transfer as they overlap (bound::sm_and_memory)
-  double cta_dispatch = 0;   // kernel: the grid's CTAs started at the GPU's measured dispatch rate (0: no measured rate), not per round
+  // kernel: the grid's CTAs started at the GPU's measured dispatch rate, the last one then
+  // running its own dependent path (0: no measured rate), not per round
+  double cta_dispatch = 0;
+  double cta_dispatch_last_run = 0;  // the part of cta_dispatch that the last CTA's own run takes
   std::string busiest_unit;  // class of the functional-unit bound
   std::map<std::string, double> as_map() const {
     return {{"issue", issue}, {"functional_unit", functional_unit}, {"latency", latency}, {"shared_memory", shared_memory},
             {"l1", l1}, {"l2", l2}, {"l2_writes", l2_writes}, {"dram", dram}, {"memory_phases", memory_phases}, {"atomics", atomics}, {"atomics_behind_loads", atomics_behind_loads}, {"busiest_warp", busiest_warp}, {"sm_rounds", sm_rounds},
-            {"sm_and_memory", sm_and_memory}, {"cta_dispatch", cta_dispatch}};
+            {"sm_and_memory", sm_and_memory}, {"cta_dispatch", cta_dispatch}, {"cta_dispatch_last_run", cta_dispatch_last_run}};
   }
 };
 
