@@ -2486,6 +2486,29 @@ TEST_CASE("CTA dispatch: a grid of many one-warp CTAs takes the GPU's measured t
   CHECK(Predictor(k).predict(v100).bounds.cta_dispatch == 0);
 }
 
+TEST_CASE("CTA dispatch: the last CTA's run after the grid's start is its warps' path, no longer than a round of the SM's CTAs") {
+  // One round of 256 CTAs of 8 warps on the H200 (one CTA an SM, 132 SMs: two placed on 124 of
+  // them). Where the bound's dependent path (92,208 cycles) is longer than the simulated round
+  // (62,925: HeCBench atomicReduction_v8's eight independent loads a step overlap in the
+  // simulation), the last CTA runs as long as the round; where it is shorter, as long as it.
+  auto g = GpuSpec::from_catalog(tables(), "h200");
+  REQUIRE(g.cta_dispatch_interval.has_value());
+  const Waves w = place_rounds(256, g.sms, 2);
+  const double dispatch = 256 * g.cta_dispatch_interval->at(8);
+  Bounds round;
+  round.latency = 92208;
+  const MemoryStats ms;
+  const AtomicProfile atomics;
+  const auto long_path = detail::kernel_time(round, 62925, 0, 0, 62925, w, detail::CtaBalance{}, 8, ms, atomics, g, true, Target::duration);
+  CHECK(long_path.bounds.cta_dispatch_last_run == doctest::Approx(62925));
+  CHECK(long_path.bounds.cta_dispatch == doctest::Approx(dispatch + 62925));
+  CHECK(long_path.sm == doctest::Approx(dispatch + 62925));
+  round.latency = 40000;
+  const auto short_path = detail::kernel_time(round, 62925, 0, 0, 62925, w, detail::CtaBalance{}, 8, ms, atomics, g, true, Target::duration);
+  CHECK(short_path.bounds.cta_dispatch_last_run == doctest::Approx(40000));
+  CHECK(short_path.sm == doctest::Approx(62925));  // the round is longer than the dispatch and the run
+}
+
 TEST_CASE("work imbalance: a backward branch from a far block does not make the code it spans a loop of one warp") {
   // CUB's scan in miniature: most warps jump over a rare block into the main path; a fallback
   // block at the end branches back into the rare block. The span from that target to the branch
