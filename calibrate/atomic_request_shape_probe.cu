@@ -20,6 +20,8 @@
 //   word        every lane on one word of the chunk: 32 passes on one sector
 //   random256cta  as random256, but every warp of the CTA in the same three chunks in turn (the
 //                 histogram's three channels, which its CTA's warps all update)
+//   wordcta     every lane of every warp of the CTA on one word of those chunks in turn (a
+//               histogram of uniform data privatised per CTA: all its updates on one bin)
 // Prints per shape the lane updates per ns and per SM-clock cycle (at the clock given, 1980 MHz
 // by default), the model's passes per request and passes per cycle. Run under Nsight Compute
 // (`ncu --metrics lts__t_sectors_op_red.sum,lts__t_requests_op_red.sum`) for the L2's own count.
@@ -45,8 +47,8 @@ __device__ __forceinline__ unsigned mix(unsigned x) {
   return x;
 }
 
-enum Shape { random256, random1024, line, sector8, sector8r, line32, word, random256cta, kShapes };
-const char* kNames[kShapes] = {"random256", "random1024", "line", "sector8", "sector8r", "line32", "word", "random256cta"};
+enum Shape { random256, random1024, line, sector8, sector8r, line32, word, random256cta, wordcta, kShapes };
+const char* kNames[kShapes] = {"random256", "random1024", "line", "sector8", "sector8r", "line32", "word", "random256cta", "wordcta"};
 
 __global__ void red_shape(unsigned* bins, int shape, int steps, unsigned region_words) {
   const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
@@ -67,7 +69,7 @@ __global__ void red_shape(unsigned* bins, int shape, int steps, unsigned region_
       case line32: w = lane * 32; break;
       default: w = 0; break;
     }
-    const unsigned c = shape == random256cta ? static_cast<unsigned>(i) % 3 : (warp + static_cast<unsigned>(i) * warps) % chunks;
+    const unsigned c = shape == random256cta || shape == wordcta ? static_cast<unsigned>(i) % 3 : (warp + static_cast<unsigned>(i) * warps) % chunks;
     atomicAdd(region + c * chunk + w, 1u);  // result unused: RED.E.ADD
   }
 }
@@ -76,7 +78,7 @@ __global__ void red_shape(unsigned* bins, int shape, int steps, unsigned region_
 // per 32 B sector, the most lanes on one of its words. Expected over the shape's lanes.
 double model_passes(int shape) {
   if (shape == line) return 4;
-  if (shape == sector8 || shape == sector8r || shape == line32 || shape == word) return 32;
+  if (shape == sector8 || shape == sector8r || shape == line32 || shape == word || shape == wordcta) return 32;
   const unsigned words = shape == random1024 ? 1024 : 256;
   unsigned state = 12345;
   double total = 0;
