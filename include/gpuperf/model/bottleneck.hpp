@@ -40,7 +40,7 @@ inline BottleneckCall classify_bottleneck(const Bounds& B, double cycles, double
   else if (overlap_sets && std::max({B.dram, B.l2, B.memory_phases}) >= sm_cycles) b = B.dram >= B.l2 ? Bottleneck::dram : Bottleneck::l2;
   else if (cycles == B.atomics && B.atomics >= sm_cycles) b = Bottleneck::atomics;
   // The dispatch floor names the time where starting the CTAs, not the last one's run, is most of it.
-  else if (B.cta_dispatch > 0 && B.cta_dispatch >= sm_cycles && B.cta_dispatch >= 2 * B.cta_dispatch_last_run) b = Bottleneck::cta_dispatch;
+  else if (B.cta_dispatch > 0 && B.cta_dispatch >= sm_cycles && B.cta_dispatch_start() >= B.cta_dispatch_last_run) b = Bottleneck::cta_dispatch;
   else {
     b = round_bottleneck(B);
     if (b == Bottleneck::latency && o.occupancy < assume::low_occupancy && w.per_sm >= o.blocks_per_sm) b = Bottleneck::occupancy;

@@ -111,6 +111,7 @@ struct Bounds {
   // running its own dependent path (0: no measured rate), not per round
   double cta_dispatch = 0;
   double cta_dispatch_last_run = 0;  // the part of cta_dispatch that the last CTA's own run takes
+  double cta_dispatch_start() const { return cta_dispatch - cta_dispatch_last_run; }  // the part that starts the CTAs
   std::string busiest_unit;  // class of the functional-unit bound
   std::map<std::string, double> as_map() const {
     return {{"issue", issue}, {"functional_unit", functional_unit}, {"latency", latency}, {"shared_memory", shared_memory},

@@ -117,9 +117,8 @@ inline std::string bottleneck_detail(Bottleneck b, const KernelReport& k) {
       return "the busiest warp's dependent path (" + std::to_string(static_cast<long long>(k.bounds.busiest_warp)) + " cycles): few warps run most of the loop iterations";
     case Bottleneck::cta_dispatch: {
       char b[200];
-      const double started = k.bounds.cta_dispatch - k.bounds.cta_dispatch_last_run;
       std::snprintf(b, sizeof b, "the GPU starts one CTA per %.2f cycles: %.0f CTAs of short work, the last one's run (%.0f cycles) after them",
-                    k.grid_ctas > 0 ? started / k.grid_ctas : 0.0, k.grid_ctas, k.bounds.cta_dispatch_last_run);
+                    k.grid_ctas > 0 ? k.bounds.cta_dispatch_start() / k.grid_ctas : 0.0, k.grid_ctas, k.bounds.cta_dispatch_last_run);
       return b;
     }
     case Bottleneck::tail: return "last partial wave of " + std::to_string(int(k.tail_ctas)) + " CTA(s) per SM";
