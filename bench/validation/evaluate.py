@@ -175,7 +175,7 @@ def predict_rows(gpuperf, splits, jobs, targets=TARGETS):
                 "suite": suite, "program": program, "launch": launch, "kernel": m["kernel"][:80], "gpu": gpu, "input_gpu": src,
                 "path": path, "truncated": int(truncated), "sources_unknown": int(sources_unknown), "target": target, "split": m["split"], "measured": float(measured),
                 "pred": k["time_us"] if k else None, "low": k["time_range_us"][0] if k else None,
-                "high": k["time_range_us"][1] if k else None, "calibrated": int(k["time_range_calibrated"]) if k else None,
+                "high": (float("inf") if k["time_range_us"][1] is None else k["time_range_us"][1]) if k else None, "calibrated": int(k["time_range_calibrated"]) if k else None,
                 "mode": k["mode"] if k else "", "launch_term": k["launch_overhead_us"] if k else None,
                 "naive": naive_us(k) if k else None, "bottleneck": k["bottleneck"] if k else "",
                 # The kernel's bounds in cycles and its clock: what fit.py combines.

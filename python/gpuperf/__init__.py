@@ -378,7 +378,10 @@ class Result:
             d = k.data
             rows.append({
                 "launch": d["launch_id"], "kernel": d["name"], "gpu": d["gpu"], "time_us": d["time_us"],
-                "time_low_us": d["time_range_us"][0], "time_high_us": d["time_range_us"][1], "cycles": d["cycles"],
+                "time_low_us": d["time_range_us"][0], "cycles": d["cycles"],
+                # a lower bound (a cut trace) has no upper end: JSON's null, here infinity
+                "time_high_us": float("inf") if d["time_range_us"][1] is None else d["time_range_us"][1],
+                "time_is_lower_bound": d.get("time_is_lower_bound", False),
                 "bottleneck": d["bottleneck"], "mode": d["mode"], "occupancy": d["occupancy"]["occupancy"],
                 "l1_hit_rate": d["memory"]["l1_hit_rate"], "l2_hit_rate": d["memory"]["l2_hit_rate"],
                 "dram_bytes": d["memory"]["dram_read_bytes"] + d["memory"]["dram_write_bytes"], "ipc": d["instructions"]["ipc"],

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -18,6 +19,7 @@
 #include <tuple>
 
 #include "gpuperf/gpuperf.hpp"
+#include "gpuperf/report/json_view.hpp"
 #include "gpuperf/trace/accelsim_writer.hpp"
 
 // Each test file has its own namespace: the unit tests compile as one unity build.
@@ -387,6 +389,70 @@ TEST_CASE("redteam: '-truncated at instructions' is honoured: a warning and a wi
   CHECK(truncation_note(c) ==
         "the tracer stopped after 9 instructions ('-truncated at instructions'): each traced CTA's recorded part stands for its whole counted work (per-CTA counts)");
   CHECK(c.time_high_us < 2 * c.time_us * 0.999);
+}
+
+TEST_CASE("redteam: a truncated trace whose CTAs the tracer cut together is a lower bound, not a calibrated interval") {
+  // The tracer runs its sampled CTAs together, so a limit cuts every one of them (HeCBench nbody
+  // on the H100: 64 of 64 warps cut at 2M of 20M instructions, predicted 14x fast inside a
+  // calibrated "80 % interval"). The fixture's CTA 1 records one of its two warps; warp 0 of CTA
+  // 0 loses its EXIT here, so both traced CTAs are cut.
+  TempDir d("cut");
+  std::string body = slurp(kAs + "/v5_modes.traceg");
+  const std::string cut_warp = "insts = 5\n0000 ffffffff 1 R1 MOV 0 0 0\n0010 ffffffff 1 R2 S2R 0 0 0\n0020 0000000b 1 R4 LDG.E 1 R2 4 0 0x200 0x208 0x250 0\n"
+                               "0030 00000003 0 STG.E 2 R2 R4 4 1 0x100 4 0\n0040 ffffffff 0 EXIT 0 0 0\n";
+  REQUIRE(body.find(cut_warp) != std::string::npos);
+  std::string cut = body;
+  cut.replace(cut.find(cut_warp), cut_warp.size(), cut_warp.substr(0, cut_warp.rfind("0040")).replace(0, 9, "insts = 4"));
+  write_file(d / "t.traceg", "-truncated at instructions = 11\n" + cut);
+  Kernel k = AccelSimKernelReader::read(d / "t.traceg");
+  CHECK(k.cut_warps.warps == 1);
+  CHECK(k.cut_warps.ctas == 2);
+  CHECK(k.cut_warps.recorded == 3);
+  // A streaming read tallies the same as it hands the CTAs on.
+  AccelSimKernelReader::Options streaming;
+  streaming.cta_sink = stream_addresses;
+  Kernel ks = AccelSimKernelReader::read(d / "t.traceg", streaming);
+  CHECK(ks.cut_warps.warps == 1);
+  CHECK(ks.cut_warps.ctas == 2);
+  CHECK(ks.cut_warps.recorded == 3);
+  auto t = Tables::load_default();
+  GpuSpec g = GpuSpec::from_catalog(t, "h100");  // a GPU with a calibrated interval
+  KernelReport r = Predictor(std::make_shared<const Kernel>(k)).predict(g);
+  CHECK(r.time_is_lower_bound);
+  CHECK_FALSE(r.interval_calibrated);
+  CHECK(r.time_low_us == r.time_us);
+  CHECK(std::isinf(r.time_high_us));
+  std::string note;
+  for (const auto& w : r.warnings)
+    if (w.code == WarningCode::truncated_trace) note = explain(w);
+  CHECK(note ==
+        "the tracer stopped after 11 instructions ('-truncated at instructions'): 1 of the 3 recorded warps stop before their EXIT, so the time is of "
+        "their recorded part only: a lower bound, how far below unknown (trace with a larger limit, or give the count-only run's per-CTA counts, "
+        "cta_counts.tsv, to scale each CTA to its work)");
+  CHECK(to_text(r, false, 0).find("us  kernel duration (a lower bound: the trace stops before its warps end)") != std::string::npos);
+  const nlohmann::json j = to_json(r);
+  CHECK(j["time_range_us"][1].is_null());
+  CHECK(j["time_is_lower_bound"] == true);
+  // The same trace whole: a calibrated interval, no bound.
+  write_file(d / "w.traceg", cut);
+  KernelReport whole = Predictor(std::make_shared<const Kernel>(AccelSimKernelReader::read(d / "w.traceg"))).predict(g);
+  CHECK(whole.interval_calibrated);
+  CHECK_FALSE(whole.time_is_lower_bound);
+  // A limit that fell between CTAs: every recorded CTA is whole (CTA 1 given its second warp),
+  // and the calibrated interval stands as for the untruncated trace.
+  std::string complete = body;
+  complete.insert(complete.rfind("#END_TB"), "\nwarp = 1\ninsts = 1\n0040 ffffffff 0 EXIT 0 0 0\n");
+  write_file(d / "c.traceg", complete);
+  write_file(d / "cw.traceg", "-truncated at instructions = 12\n" + complete);
+  KernelReport c = Predictor(std::make_shared<const Kernel>(AccelSimKernelReader::read(d / "c.traceg"))).predict(g);
+  KernelReport cw = Predictor(std::make_shared<const Kernel>(AccelSimKernelReader::read(d / "cw.traceg"))).predict(g);
+  CHECK(cw.interval_calibrated);
+  CHECK(cw.time_high_us == c.time_high_us);
+  for (const auto& w : cw.warnings)
+    if (w.code == WarningCode::truncated_trace) note = explain(w);
+  CHECK(note ==
+        "the tracer stopped after 12 instructions ('-truncated at instructions'): every recorded warp ran to its EXIT, so the trace holds whole CTAs, "
+        "fewer than the tracer would have sampled");
 }
 
 // ---- folders and kernelslists -------------------------------------------------------------

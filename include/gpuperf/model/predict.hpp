@@ -102,6 +102,7 @@ GPUPERF_FUNC KernelReport Predictor::predict(const GpuSpec& g, const PredictOpti
   detail::attribute_stalls(rm, rounds, w, g, opt.per_pc, rep);
   detail::time_range(k, an, g, sm, dram_gbs, rep);
   apply_calibrated_interval(g, rep);
+  detail::truncated_range(k, rep);
   return rep;
 }
 

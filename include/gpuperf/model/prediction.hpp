@@ -41,7 +41,7 @@ enum class WarningCode : std::uint8_t {
   ctas_replayed,      // {traced CTAs, resident CTAs}
   atypical_ctas,      // a sampled trace's CTAs unlike the others (CtaSample): {atypical CTAs, traced CTAs, heaviest / median work or empty}
   uneven_ctas,        // a sampled trace's CTAs without a majority near the median: {traced CTAs, heaviest / median work}
-  truncated_trace,    // the tracer stopped early: {instructions, "counted" where per-CTA counts give the CTAs' whole work, else ""}
+  truncated_trace,    // the tracer stopped early: {instructions, basis (detail::TruncationBasis), cut warps, recorded warps}
   drawn_regions,      // a sample's loads drawn from one region, their grid first touches bounded by it: {PCs, MB}
   stored_by_untraced, // a sample's loads' first touches of sectors CTAs left out store earlier: {first touches, load first touches}
   grid_rows_sampled,  // a sample in one row of a grid of several: loads' first touches scaled by their addresses' CTA-index dimensions: {PCs}
@@ -169,6 +169,7 @@ struct KernelReport {
   Target target = Target::duration;
   double time_low_us = 0, time_high_us = 0;  // uncertainty range
   bool interval_calibrated = false;          // the range is the calibrated interval (model/interval.hpp)
+  bool time_is_lower_bound = false;          // the input holds only part of the work (a cut trace): time_high_us is infinite
   Bottleneck bottleneck = Bottleneck::latency;
   Bottleneck under_launch = Bottleneck::latency;  // what launch hides (bottleneck == launch)
   bool grid_underfills = false;                   // latency-bound with fewer CTAs than SMs

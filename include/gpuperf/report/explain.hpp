@@ -173,10 +173,16 @@ inline std::string explain(const Warning& w) {
     case WarningCode::uneven_ctas:
       return "the " + arg(0) + " traced CTAs' work is uneven (the heaviest " + arg(1) +
              "x the median): counts are scaled by grid / traced CTAs, and the heaviest runs in one round of the busiest SM";
-    case WarningCode::truncated_trace:
-      return "the tracer stopped after " + arg(0) + " instructions ('-truncated at instructions'): " +
-             (arg(1).empty() ? std::string("the last traced CTA is partial, so the prediction is low and its range is wider")
-                             : std::string("each traced CTA's recorded part stands for its whole counted work (per-CTA counts)"));
+    case WarningCode::truncated_trace: {
+      const std::string head = "the tracer stopped after " + arg(0) + " instructions ('-truncated at instructions'): ";
+      if (arg(1) == "counted") return head + "each traced CTA's recorded part stands for its whole counted work (per-CTA counts)";
+      if (arg(1) == "whole_ctas") return head + "every recorded warp ran to its EXIT, so the trace holds whole CTAs, fewer than the tracer would have sampled";
+      if (arg(1) == "lower_bound")
+        return head + arg(2) + " of the " + arg(3) +
+               " recorded warps stop before their EXIT, so the time is of their recorded part only: a lower bound, how far below unknown "
+               "(trace with a larger limit, or give the count-only run's per-CTA counts, cta_counts.tsv, to scale each CTA to its work)";
+      return head + "the last traced CTA is partial, so the prediction is low and its range is wider";
+    }
     case WarningCode::drawn_regions:
       return "the loads of " + arg(0) + " PC(s) draw from one region across the traced CTAs (a table or a tree): the grid's first touches of them stay within it (" +
              arg(1) + " MB), not the traced CTAs' scaled to the grid";

@@ -23,8 +23,9 @@ GPUPERF_FUNC nlohmann::json to_json(const KernelReport& k) {
   j["sm_clock_mhz"] = k.sm_clock_mhz;
   j["time_us"] = k.time_us;
   j["target"] = to_string(k.target);
-  j["time_range_us"] = {k.time_low_us, k.time_high_us};
+  j["time_range_us"] = {k.time_low_us, k.time_is_lower_bound ? json(nullptr) : json(k.time_high_us)};
   j["time_range_calibrated"] = k.interval_calibrated;
+  j["time_is_lower_bound"] = k.time_is_lower_bound;
   j["cycles"] = k.cycles;
   j["launch_overhead_us"] = k.launch_overhead_us;
   j["bottleneck"] = to_string(k.bottleneck);

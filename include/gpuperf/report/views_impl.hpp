@@ -24,7 +24,8 @@ GPUPERF_FUNC std::string to_text(const KernelReport& k, bool per_pc, std::size_t
   line("GPU", k.gpu + " (" + k.arch + ", " + fmtd("%.0f MHz", k.sm_clock_mhz) + ")");
   line("input", std::string(to_string(k.input_format)) + ", " + to_string(k.mode) + " model");
   std::string t = fmtd("%.2f us", k.time_us) + (k.target == Target::duration ? "  kernel duration" : "  per launch, back to back");
-  if (k.interval_calibrated) t += fmtd(" (80 %% interval %.2f", k.time_low_us) + fmtd(" - %.2f us)", k.time_high_us);
+  if (k.time_is_lower_bound) t += " (a lower bound: the trace stops before its warps end)";
+  else if (k.interval_calibrated) t += fmtd(" (80 %% interval %.2f", k.time_low_us) + fmtd(" - %.2f us)", k.time_high_us);
   else if (k.time_high_us > k.time_low_us * 1.001) t += fmtd(" (range %.2f", k.time_low_us) + fmtd(" - %.2f us)", k.time_high_us);
   line("predicted time", t);
   if (k.measured_time_us && !k.measured_on.empty())

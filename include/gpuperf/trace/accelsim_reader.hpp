@@ -265,6 +265,7 @@ class AccelSimKernelReader {
             k.warps.resize(kept);
             for (std::size_t w = block_first_warp; w < k.warps.size(); ++w)
               streamed_ctas.insert(cta_key(k.warps[w].cta));
+            tally_cut_warps(k, block_first_warp);  // before the sink may drop the block's warps
             if (block_first_warp < k.warps.size()) sink->ctas_read(k, block_first_warp);
           }
         }
@@ -364,6 +365,7 @@ class AccelSimKernelReader {
       for (auto& w : k.warps) if (w.end > w.begin) kept.push_back(w);
       k.warps.swap(kept);
     }
+    if (!(sink && !streamed_ctas.empty())) tally_cut_warps(k, 0);  // a streamed trace's blocks were tallied as read
     // Traced CTAs.
     if (sink && !streamed_ctas.empty()) {
       sink->trace_read(k);
@@ -390,6 +392,29 @@ class AccelSimKernelReader {
     }
     for (auto& s : k.program) s.counts_known = true;
     return k;
+  }
+
+  // Of a truncated trace: warps [first_warp, end) that stop before their EXIT, and the CTAs
+  // with one of them or with fewer warps recorded than a CTA has (the tracer stopped before the
+  // rest began; every warp runs at least its EXIT), into k.cut_warps.
+  void tally_cut_warps(Kernel& k, std::size_t first_warp) const {
+    if (!hdr_.truncated_at) return;
+    struct Tally {
+      std::uint64_t recorded = 0;
+      bool cut = false;
+    };
+    std::unordered_map<WarpKey, Tally, WarpKeyHash> ctas;
+    for (std::size_t w = first_warp; w < k.warps.size(); ++w) {
+      const WarpStream& ws = k.warps[w];
+      if (ws.end == ws.begin) continue;
+      Tally& t = ctas[cta_key(ws.cta)];
+      ++t.recorded;
+      ++k.cut_warps.recorded;
+      if (sass::tokenize_opcode(k.program[k.dyn[ws.end - 1].static_index].opcode).base == "EXIT") continue;
+      ++k.cut_warps.warps;
+      t.cut = true;
+    }
+    for (const auto& [cta, t] : ctas) k.cut_warps.ctas += t.cut || t.recorded < k.launch.warps_per_cta();
   }
 
   struct WarpKey {

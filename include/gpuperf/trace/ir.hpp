@@ -230,6 +230,12 @@ struct Kernel {
   bool representative_cta = false;
   // The tracer stopped recording after this many instructions (0: complete trace).
   std::uint64_t truncated_at_instructions = 0;
+  // Of a truncated trace (tallied only there): the recorded warps that stop before their EXIT,
+  // the traced CTAs they belong to, and the warps recorded in all. A tracer that runs its
+  // sampled CTAs together cuts every one of them, not just the last.
+  struct CutWarps {
+    std::uint64_t warps = 0, ctas = 0, recorded = 0;
+  } cut_warps;
   // Warp instructions of every CTA of the grid, traced or not (gpuperf's tracer counts them all;
   // a trace's '-cta warp instructions' header, or a cta_counts.tsv joined to it), as runs over
   // the CTAs in linear order; they sum to the grid's CTAs. Empty: unknown.
