@@ -2394,6 +2394,70 @@ TEST_CASE("count inputs: lanes a line apart that walk their own lines hit togeth
   CHECK(gather > 2 * affine);
 }
 
+// A counts-only kernel in two phases, as Rodinia particlefilter's normalize_weights: every thread
+// scales and stores its weights[i], then after the barrier a loop reads weights[x] (the buffer
+// the kernel just wrote) beside other[x] (a buffer it never writes). The descriptor comes from
+// c[0x0][0x208], which every access names.
+static std::shared_ptr<Kernel> reads_own_stores_kernel() {
+  const double w = 64, it = 64 * 256;
+  auto k = counted_kernel("two_phases", 256, 8, 24,
+                          {{"S2R R0, SR_TID.X", w},                             // 0x000
+                           {"LDC.64 R2, c[0x0][0x210]", w},                     // 0x010: weights
+                           {"ULDC.64 UR4, c[0x0][0x208]", w},                   // 0x020: the descriptor
+                           {"IMAD.WIDE R4, R0, 0x8, R2", w},                    // 0x030: &weights[i]
+                           {"LDG.E.64 R6, desc[UR4][R4.64]", w},                // 0x040: weights[i], before the store
+                           {"DMUL R6, R6, R8", w},                              // 0x050
+                           {"STG.E.64 desc[UR4][R4.64], R6", w},                // 0x060: weights[i] = ...
+                           {"BAR.SYNC.DEFER_BLOCKING 0x0", w},                  // 0x070
+                           {"LDC.64 R10, c[0x0][0x218]", w},                    // 0x080: other
+                           {"IMAD.MOV.U32 R12, RZ, RZ, RZ", w},                 // 0x090
+                           {"IMAD.WIDE R14, R12, 0x8, R2", it},                 // 0x0a0: loop head: &weights[x]
+                           {"LDG.E.64 R16, desc[UR4][R14.64]", it},             // 0x0b0: weights[x]
+                           {"IMAD.WIDE R18, R12, 0x8, R10", it},                // 0x0c0: &other[x]
+                           {"LDG.E.64 R20, desc[UR4][R18.64]", it},             // 0x0d0: other[x]
+                           {"DADD R22, R16, R20", it},                          // 0x0e0
+                           {"VIADD R12, R12, 0x1", it},                         // 0x0f0
+                           {"ISETP.NE.AND P0, PT, R12, UR6, PT", it},           // 0x100
+                           {"@P0 BRA 0xa0", it, 0xa0},                          // 0x110
+                           {"EXIT", w}});
+  for (auto& st : k->program)
+    if (st.space == MemSpace::global) st.global_sectors = 8 * st.warp_executed;  // 8 B a lane, coalesced
+  return k;
+}
+
+TEST_CASE("count inputs: a load of a buffer the kernel stored to before it finds the stored lines in L2") {
+  auto k = reads_own_stores_kernel();
+  const KernelAnalysis a = analyze(k);
+  const double stored = 8 * 64;  // the store's sectors
+  CHECK(stats_at(*k, a, 0x0b0).kernel_stored_sectors == doctest::Approx(stored));
+  CHECK(stats_at(*k, a, 0x040).kernel_stored_sectors == 0);  // read before the store
+  CHECK(stats_at(*k, a, 0x0d0).kernel_stored_sectors == 0);  // a buffer the kernel never writes
+  // A profile whose L2 read hits are half its reads: the load of the stored weights hits on as
+  // many sectors as were stored (512 of its 131k), the other loads take the rest of the hits, and
+  // the kernel's L2 read hits stay the profile's.
+  const double loads = 8 * (64 + 2 * 64 * 256.0);
+  k->profiled_traffic = load_hit_profile("NVIDIA H200", loads, 0, loads, loads / 2);
+  auto h200 = GpuSpec::from_catalog(tables(), "h200");
+  const KernelReport with = Predictor(k).predict(h200);
+  CHECK(with.memory.l2_hit_rate == doctest::Approx(0.5).epsilon(1e-6));
+  // Stored as much as the loop reads: its weights all hit, the other buffer's loads take the
+  // rest of the profile's hits (a quarter of theirs), and the loop waits less than without.
+  for (auto& st : k->program)
+    if (st.pc == 0x060) st.global_sectors = 8 * 64 * 256;
+  PredictOptions o;
+  o.per_pc = true;
+  const KernelReport all = Predictor(k).predict(h200, o);
+  CHECK(all.memory.l2_hit_rate == doctest::Approx(0.5).epsilon(1e-6));
+  auto latency_at = [&](std::uint64_t pc) {
+    for (const auto& row : all.per_pc)
+      if (row.pc == pc) return row.latency;
+    FAIL("no such PC");
+    return 0.0;
+  };
+  CHECK(latency_at(0x0b0) == doctest::Approx(h200.l2_hit_latency));
+  CHECK(latency_at(0x0d0) > latency_at(0x0b0) * 1.5);
+}
+
 TEST_CASE("count inputs: the CTA's warps walking a shared address in step wait on each other's misses") {
   // bench/corpus latency_kernels.cu: 16 warps walking one array take as long per step as one.
   // With a 98 % L1 hit rate (a miss per 64 sector uses: 16 warps x 4 steps of 8 B), each miss

@@ -272,6 +272,78 @@ inline void address_sources(const Kernel& k, KernelAnalysis& a) {
   }
 }
 
+// Count-only inputs: loads of a buffer the kernel itself stored to before them in program order:
+// a kernel parameter's pointer (`c[0x0][offset]`) reaches the load's address and the address of
+// an earlier global store. The L2 is write-back, so the stored lines are there when the load
+// comes (Rodinia particlefilter's normalize_weights: every thread writes its weight, then one
+// thread's CDF loop reads them all, every read an L2 hit, where the profile's kernel-wide rate
+// gave it the misses of the first reads). The load keeps the stores' sectors
+// (PcStats::kernel_stored_sectors); memory_rates turns them into hits within the profile's.
+// Which parameters reach a register is one forward pass over the program (each write takes its
+// sources' parameters; a load's result none: a pointer read from memory names another buffer),
+// run twice so that values carried around a loop reach its top; the second pass records. Guards
+// are ignored (a guarded write adds its parameters). Registers inside `desc[...]` hold the global
+// memory descriptor that every access names: not an address. At most 64 parameters are told
+// apart (the first in program order; the others reach nothing).
+inline void reads_of_kernel_stores(const Kernel& k, KernelAnalysis& a) {
+  auto global_access = [](const StaticInstr& s) {
+    return (s.space == MemSpace::global || s.space == MemSpace::generic) && !s.mem_base.empty() && !s.text.empty() &&
+           (s.mem_op == MemOp::store || s.mem_op == MemOp::load);
+  };
+  bool stores = false, loads = false;
+  for (const auto& s : k.program) {
+    if (!global_access(s)) continue;
+    stores = stores || s.mem_op == MemOp::store;
+    loads = loads || s.mem_op == MemOp::load;
+  }
+  if (!stores || !loads) return;
+  std::unordered_set<std::uint16_t> desc_regs;
+  std::unordered_map<std::string, int> param_bit;
+  std::vector<std::uint64_t> reads_params(a.order.size(), 0);  // by position: the parameters its text reads
+  for (std::size_t p = 0; p < a.order.size(); ++p) {
+    const std::string& text = k.program[a.order[p]].text;
+    for (std::size_t at = text.find("desc["); at != std::string::npos; at = text.find("desc[", at + 5)) {
+      const std::size_t close = text.find(']', at);
+      std::uint16_t r = 0;
+      if (close != std::string::npos && sass::parse_register(std::string_view(text).substr(at + 5, close - at - 5), r)) desc_regs.insert(r);
+    }
+    for (std::size_t at = text.find("c[0x0]["); at != std::string::npos; at = text.find("c[0x0][", at + 7)) {
+      const std::size_t close = text.find(']', at + 7);
+      if (close == std::string::npos) break;
+      auto [it, fresh] = param_bit.try_emplace(text.substr(at + 7, close - at - 7), static_cast<int>(param_bit.size()));
+      if (it->second < 64) reads_params[p] |= std::uint64_t(1) << it->second;
+    }
+  }
+  std::unordered_map<std::uint16_t, std::uint64_t> reg_params;
+  auto params_of = [&](std::uint16_t r) {
+    auto it = reg_params.find(r);
+    return it == reg_params.end() ? std::uint64_t(0) : it->second;
+  };
+  std::vector<double> stored(64, 0.0);  // sectors the stores met so far write, by parameter
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::size_t p = 0; p < a.order.size(); ++p) {
+      const std::size_t i = a.order[p];
+      const auto& s = k.program[i];
+      if (pass == 1 && global_access(s)) {
+        std::uint64_t address = 0;
+        for (auto r : s.mem_base)
+          if (!desc_regs.count(r)) address |= params_of(r);
+        for (int b = 0; b < 64 && address; ++b) {
+          if (!(address >> b & 1)) continue;
+          if (s.mem_op == MemOp::store) stored[b] += a.pcs[i].sectors;
+          else if (stored[b] > 0) a.pcs[i].kernel_stored_sectors = std::max(a.pcs[i].kernel_stored_sectors, stored[b]);
+        }
+      }
+      if (s.dst.empty()) continue;
+      std::uint64_t value = reads_params[p];
+      if (!reads_memory_value(s))
+        for (auto r : s.src) value |= params_of(r);
+      for (auto r : s.dst)
+        if (!is_predicate_register(r)) reg_params[r] = value;
+    }
+  }
+}
+
 // Sampled traces of multi-dimensional grids: the tracer records a launch's first CTAs, which lie
 // in one row of a grid of several rows (x fastest), so the sample cannot tell data that every
 // row reads alike (a GEMM's B panel of the CTA's column) from data each row reads anew (its A

@@ -31,6 +31,7 @@ GPUPERF_FUNC KernelAnalysis analyze(std::shared_ptr<const Kernel> kp) {
     detail::load_groups(k, a);
     detail::sector_issue_groups(k, a);
     detail::address_sources(k, a);
+    detail::reads_of_kernel_stores(k, a);
     detail::profiled_atomics(k, a);
   }
   return a;

@@ -122,6 +122,10 @@ struct PcStats {
   // Count-only inputs: not gathered, and the address advances less than a line per iteration
   // of the load's innermost loop (LoopStrides): each lane walks its own line.
   bool walks_own_line = false;
+  // Count-only inputs: the address comes from a kernel parameter's pointer that the address of
+  // a store earlier in program order comes from too (not through loaded data): the load reads a
+  // buffer the kernel wrote, whose lines the L2 holds. The sectors those stores write (0: none).
+  double kernel_stored_sectors = 0;
   double group_footprint_sectors = 0;
 };
 

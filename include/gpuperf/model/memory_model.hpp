@@ -220,6 +220,38 @@ inline double l1_hit_beside_own_sectors(const Kernel& k, const KernelAnalysis& a
   return std::clamp((prof.l1_load_hit * all - own) / (all - own), 0.0, 1.0);
 }
 
+// Count-only inputs: the share of a load's L1 misses that find lines the kernel stored before it
+// (PcStats::kernel_stored_sectors): up to the sectors stored, of which the L2 holds at most its
+// capacity.
+inline double kernel_store_hit_share(const PcStats& p, double h1, double l2_bytes) {
+  const double misses = p.sectors * (1 - h1);
+  if (!(p.kernel_stored_sectors > 0) || !(misses > 0)) return 0;
+  const double held = l2_bytes > 0 ? std::min(1.0, l2_bytes / (p.kernel_stored_sectors * assume::sector_bytes)) : 1.0;
+  return std::min(1.0, p.kernel_stored_sectors / misses) * held;
+}
+
+// Count-only inputs: the L2 read hit rate of the loads that do not read the kernel's own stores,
+// and the part of those loads' hits (kernel_store_hit_share) that the profile allows, so that the
+// kernel's L2 read hits stay the profile's (Hopper's profile counts an L2 read that misses once
+// per L2 half: l2_read_hit is of the profile's lookups, as the kernel-wide rate always was).
+inline void l2_hit_beside_kernel_stores(const Kernel& k, const KernelAnalysis& an, double l2_bytes, ProfiledRates& prof) {
+  double all = 0, own = 0;
+  for (std::size_t i = 0; i < k.program.size(); ++i) {
+    const auto& s = k.program[i];
+    const auto& p = an.pcs[i];
+    if (!global_like(s.space) || s.mem_op != MemOp::load || !uses_profiled_rates(p, prof)) continue;
+    const double h1 = sass::load_bypasses_l1(sass::tokenize_opcode(s.opcode)) ? 0.0 : p.own_sector_after_use ? 1.0 : prof.l1_load_hit;
+    all += p.sectors * (1 - h1);
+    own += p.sectors * (1 - h1) * kernel_store_hit_share(p, h1, l2_bytes);
+  }
+  if (!(own > 0) || !(all > 0)) return;
+  const double hits = prof.l2_read_hit * all;
+  prof.kernel_store_hits_kept = std::min(1.0, hits / own);
+  const double own_hits = own * prof.kernel_store_hits_kept;
+  // Every load's misses beyond those hits take the rest: hits = own_hits + (all - own_hits) x.
+  prof.l2_read_hit = all > own_hits ? std::clamp((hits - own_hits) / (all - own_hits), 0.0, 1.0) : prof.l2_read_hit;
+}
+
 // The L2 hit rate of a traced PC's profile: its reuses of sectors its own CTA used last at
 // `own_bytes` (window_l2_bytes), its reuses of sectors another CTA used last at `shared_bytes`
 // (the whole L2: the grid's CTAs that share data reuse it at least as often as the window's).
@@ -315,9 +347,12 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const GpuSpec& 
     // for hits; memory_rates gives the others the rest of the kernel's hits); a warm L2 hits
     // on the misses too.
     m.h1 = past_l1 ? 0 : p.own_sector_after_use ? 1.0 : prof.l1_load_hit;
+    // A load of the kernel's own stores finds them in L2 (l2_hit_beside_kernel_stores).
+    const double own_stores = is_store || is_atomic ? 0.0 : kernel_store_hit_share(p, m.h1, g.l2_bytes) * prof.kernel_store_hits_kept;
+    const double read_hit = own_stores + (1 - own_stores) * prof.l2_read_hit;
     m.h2 = is_atomic ? l2.warm_fraction
            : is_store ? 1 - prof.store_writeback * (1 - l2.warm_fraction)
-                      : prof.l2_read_hit + (1 - prof.l2_read_hit) * l2.warm_fraction;
+                      : read_hit + (1 - read_hit) * l2.warm_fraction;
     // A load whose address all the CTA's threads share: the warps walk its sectors in step,
     // so each sector the CTA misses on is found in flight by the other warps' first touches
     // (warps - 1 of them per miss), which wait for the fill like the miss (bench/corpus
@@ -553,7 +588,10 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
   MemoryStats& ms = r.stats;
   bool assumed = false;
   r.prof = profiled_rates(k.profiled_traffic, g.l2_bytes);
-  if (r.prof.present) r.prof.l1_load_hit = detail::l1_hit_beside_own_sectors(k, an, r.prof);
+  if (r.prof.present) {
+    r.prof.l1_load_hit = detail::l1_hit_beside_own_sectors(k, an, r.prof);
+    detail::l2_hit_beside_kernel_stores(k, an, g.l2_bytes, r.prof);
+  }
   const detail::GridL2 grid_l2{warm_fraction, grid_reuse_hold(an, g), window_l2_bytes(an, g, o)};
   if (r.prof.present) {
     ms.rates_profiled_on = k.profiled_traffic.gpu.empty() ? "the profiled GPU" : k.profiled_traffic.gpu;

@@ -18,6 +18,9 @@ struct ProfiledRates {
   double l2_read_hit = 0;     // of L2 read sectors (L1 misses of every kind)
   double store_writeback = 1; // DRAM write sectors per stored sector
   double l2_ratio = 1;        // target L2 / profiled L2 (1: same size, nothing carried over)
+  // Of what loads of the kernel's own stores would hit (kernel_store_hit_share), the part the
+  // profile's L2 read hits allow (memory_rates: l2_hit_beside_kernel_stores).
+  double kernel_store_hits_kept = 1;
   // The share of the profiled GPU's L2 hits the target's L2 keeps (profiled_rates' rule).
   double hits_kept() const { return std::min(1.0, l2_ratio); }
 };
