@@ -2258,6 +2258,14 @@ static const PcStats& stats_at(const Kernel& k, const KernelAnalysis& a, std::ui
   return a.pcs.front();
 }
 
+// The predicted latency of the instruction at `pc` in a report with its per-PC rows.
+static double latency_at(const KernelReport& r, std::uint64_t pc) {
+  for (const auto& row : r.per_pc)
+    if (row.pc == pc) return row.latency;
+  FAIL("no such PC");
+  return 0.0;
+}
+
 // A profile of only these L1 and L2 load sector counts, for the named GPU.
 static ProfiledTraffic load_hit_profile(const char* gpu, double l1_sectors, double l1_hits, double l2_sectors, double l2_hits) {
   ProfiledTraffic t;
@@ -2378,14 +2386,8 @@ TEST_CASE("count inputs: lanes a line apart that walk their own lines hit togeth
   PredictOptions o;
   o.per_pc = true;
   const KernelReport r = Predictor(k).predict(h200, o);
-  auto latency_at = [&](std::uint64_t pc) {
-    for (const auto& row : r.per_pc)
-      if (row.pc == pc) return row.latency;
-    FAIL("no such PC");
-    return 0.0;
-  };
-  const double affine = latency_at(0x090), gather = latency_at(0x080);
-  CHECK(latency_at(0x0a0) == doctest::Approx(gather));
+  const double affine = latency_at(r, 0x090), gather = latency_at(r, 0x080);
+  CHECK(latency_at(r, 0x0a0) == doctest::Approx(gather));
   const double h1 = 7.0 / 8, all_hit = std::pow(h1, 8);
   // Both are mixes of the same hit and miss latencies, in these proportions.
   const double miss = (affine - h1 * h200.l1_hit_latency) / (1 - h1);
@@ -2448,14 +2450,8 @@ TEST_CASE("count inputs: a load of a buffer the kernel stored to before it finds
   o.per_pc = true;
   const KernelReport all = Predictor(k).predict(h200, o);
   CHECK(all.memory.l2_hit_rate == doctest::Approx(0.5).epsilon(1e-6));
-  auto latency_at = [&](std::uint64_t pc) {
-    for (const auto& row : all.per_pc)
-      if (row.pc == pc) return row.latency;
-    FAIL("no such PC");
-    return 0.0;
-  };
-  CHECK(latency_at(0x0b0) == doctest::Approx(h200.l2_hit_latency));
-  CHECK(latency_at(0x0d0) > latency_at(0x0b0) * 1.5);
+  CHECK(latency_at(all, 0x0b0) == doctest::Approx(h200.l2_hit_latency));
+  CHECK(latency_at(all, 0x0d0) > latency_at(all, 0x0b0) * 1.5);
 }
 
 TEST_CASE("count inputs: the CTA's warps walking a shared address in step wait on each other's misses") {

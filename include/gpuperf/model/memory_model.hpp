@@ -220,6 +220,12 @@ inline double l1_hit_beside_own_sectors(const Kernel& k, const KernelAnalysis& a
   return std::clamp((prof.l1_load_hit * all - own) / (all - own), 0.0, 1.0);
 }
 
+// Count-only inputs: the L1 hit rate a PC takes from the profile: none past L1, all for a load of
+// a sector its warp waited for (own_sector_after_use), else the kernel's (l1_hit_beside_own_sectors).
+inline double profiled_l1_hit(bool past_l1, const PcStats& p, const ProfiledRates& prof) {
+  return past_l1 ? 0.0 : p.own_sector_after_use ? 1.0 : prof.l1_load_hit;
+}
+
 // Count-only inputs: the share of a load's L1 misses that find lines the kernel stored before it
 // (PcStats::kernel_stored_sectors): up to the sectors stored, of which the L2 holds at most its
 // capacity.
@@ -240,7 +246,7 @@ inline void l2_hit_beside_kernel_stores(const Kernel& k, const KernelAnalysis& a
     const auto& s = k.program[i];
     const auto& p = an.pcs[i];
     if (!global_like(s.space) || s.mem_op != MemOp::load || !uses_profiled_rates(p, prof)) continue;
-    const double h1 = sass::load_bypasses_l1(sass::tokenize_opcode(s.opcode)) ? 0.0 : p.own_sector_after_use ? 1.0 : prof.l1_load_hit;
+    const double h1 = profiled_l1_hit(sass::load_bypasses_l1(sass::tokenize_opcode(s.opcode)), p, prof);
     all += p.sectors * (1 - h1);
     own += p.sectors * (1 - h1) * kernel_store_hit_share(p, h1, l2_bytes);
   }
@@ -346,7 +352,7 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const GpuSpec& 
     // The profile's kernel-wide rates, for every PC alike (a load of a sector its warp waited
     // for hits; memory_rates gives the others the rest of the kernel's hits); a warm L2 hits
     // on the misses too.
-    m.h1 = past_l1 ? 0 : p.own_sector_after_use ? 1.0 : prof.l1_load_hit;
+    m.h1 = profiled_l1_hit(past_l1, p, prof);
     // A load of the kernel's own stores finds them in L2 (l2_hit_beside_kernel_stores).
     const double own_stores = is_store || is_atomic ? 0.0 : kernel_store_hit_share(p, m.h1, g.l2_bytes) * prof.kernel_store_hits_kept;
     const double read_hit = own_stores + (1 - own_stores) * prof.l2_read_hit;
