@@ -282,9 +282,8 @@ inline void address_sources(const Kernel& k, KernelAnalysis& a) {
 // Which parameters reach a register is one forward pass over the program (each write takes its
 // sources' parameters; a load's result none: a pointer read from memory names another buffer),
 // run twice so that values carried around a loop reach its top; the second pass records. Guards
-// are ignored (a guarded write adds its parameters). Registers inside `desc[...]` hold the global
-// memory descriptor that every access names: not an address. At most 64 parameters are told
-// apart (the first in program order; the others reach nothing).
+// are ignored (a guarded write adds its parameters). At most 64 parameters are told apart (the
+// first in program order; the others reach nothing).
 inline void reads_of_kernel_stores(const Kernel& k, KernelAnalysis& a) {
   auto global_access = [](const StaticInstr& s) {
     return (s.space == MemSpace::global || s.space == MemSpace::generic) && !s.mem_base.empty() && !s.text.empty() &&
@@ -297,16 +296,10 @@ inline void reads_of_kernel_stores(const Kernel& k, KernelAnalysis& a) {
     loads = loads || s.mem_op == MemOp::load;
   }
   if (!stores || !loads) return;
-  std::unordered_set<std::uint16_t> desc_regs;
   std::unordered_map<std::string, int> param_bit;
   std::vector<std::uint64_t> reads_params(a.order.size(), 0);  // by position: the parameters its text reads
   for (std::size_t p = 0; p < a.order.size(); ++p) {
     const std::string& text = k.program[a.order[p]].text;
-    for (std::size_t at = text.find("desc["); at != std::string::npos; at = text.find("desc[", at + 5)) {
-      const std::size_t close = text.find(']', at);
-      std::uint16_t r = 0;
-      if (close != std::string::npos && sass::parse_register(std::string_view(text).substr(at + 5, close - at - 5), r)) desc_regs.insert(r);
-    }
     for (std::size_t at = text.find("c[0x0]["); at != std::string::npos; at = text.find("c[0x0][", at + 7)) {
       const std::size_t close = text.find(']', at + 7);
       if (close == std::string::npos) break;
@@ -326,8 +319,7 @@ inline void reads_of_kernel_stores(const Kernel& k, KernelAnalysis& a) {
       const auto& s = k.program[i];
       if (pass == 1 && global_access(s)) {
         std::uint64_t address = 0;
-        for (auto r : s.mem_base)
-          if (!desc_regs.count(r)) address |= params_of(r);
+        for (auto r : s.mem_base) address |= params_of(r);
         for (int b = 0; b < 64 && address; ++b) {
           if (!(address >> b & 1)) continue;
           if (s.mem_op == MemOp::store) stored[b] += a.pcs[i].sectors;

@@ -252,6 +252,9 @@ inline ParsedInstruction parse_instruction_text(std::string_view text) {
         auto close = o.find(']', pos);
         if (close == std::string_view::npos) break;
         std::string_view inner = o.substr(pos + 1, close - pos - 1);
+        // desc[UR4][R2.64]: the uniform register names the global memory descriptor that
+        // every access carries; it is read, but it is not part of the address.
+        const bool descriptor = pos >= 4 && o.substr(pos - 4, 4) == "desc";
         std::size_t s2 = 0;
         for (std::size_t k = 0; k <= inner.size(); ++k) {
           if (k == inner.size() || inner[k] == '+' || (inner[k] == '-' && k > s2)) {
@@ -260,7 +263,7 @@ inline ParsedInstruction parse_instruction_text(std::string_view text) {
             bool ok = false;
             if (parse_register(part, r)) {
               p.src.push_back(r);
-              if (!is_const) p.mem_base.push_back(r);
+              if (!is_const && !descriptor) p.mem_base.push_back(r);
               if (!is_const && tok.has("64") == false && part.find(".64") != std::string_view::npos)
                 p.src.push_back(make_reg(reg_kind(r), reg_index(r) + 1));
             } else if (!is_const) {
