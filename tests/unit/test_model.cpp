@@ -1554,6 +1554,72 @@ static std::shared_ptr<Kernel> counted_kernel(const char* name, std::uint32_t bl
   return k;
 }
 
+// `levels` levels of a shared-memory tree (calibrate/shared_burst_probe.cu's loop as its SASS
+// has it: two LDS.U8, an add, an STS.U8, __syncthreads) by `ctas` CTAs of `threads` threads on
+// each of the H200's 132 SMs, every CTA traced (at most 16).
+static std::string tree_levels_trace(int ctas, int threads, int levels) {
+  std::ostringstream t;
+  const int traced = std::min(ctas, 16);
+  t << "-kernel name = levels\n-kernel id = 1\n-grid dim = (" << ctas * 132 << ",1,1)\n-block dim = (" << threads
+    << ",1,1)\n-shmem = 2048\n-nregs = 24\n-binary version = 90\n-cuda stream id = 0\n-shmem base_addr = 0x00007f0000000000\n"
+    << "-accelsim tracer version = 5\n-traced ctas = " << traced << "\n-cta sampling = first " << traced << "\n\n";
+  auto lanes = [&](int w, int off) {
+    std::ostringstream a;
+    for (int l = 0; l < 32; ++l) a << " 0x" << std::hex << (0x00007f0000000000ull + static_cast<unsigned>((w * 32 + l + off) & (threads - 1))) << std::dec;
+    return a.str();
+  };
+  for (int c = 0; c < traced; ++c) {
+    t << "#BEGIN_TB\n\nthread block = " << c << ",0,0\n\n";
+    for (int w = 0; w < threads / 32; ++w) {
+      t << "warp = " << w << "\ninsts = " << 7 * levels + 1 << "\n";
+      for (int l = 0; l < levels; ++l)
+        t << "0360 ffffffff 1 R11 LDS.U8 1 R12 1 0" << lanes(w, l) << " 0\n"
+          << "0390 ffffffff 1 R10 LDS.U8 1 R13 1 0" << lanes(w, l + 7) << " 0\n"
+          << "03a0 ffffffff 1 R9 VIADD 1 R9 0 0\n03d0 ffffffff 1 R10 IMAD.IADD 2 R10 R11 0 0\n"
+          << "03e0 ffffffff 0 STS.U8 2 R7 R10 1 0" << lanes(w, 1) << " 0\n"
+          << "03f0 ffffffff 1 R4 IADD3 3 R4 R10 R4 0 0\n0400 ffffffff 0 BAR.SYNC.DEFER_BLOCKING 0 0 0\n";
+      t << "0fff ffffffff 0 EXIT 0 0 0\n\n";
+    }
+    t << "#END_TB\n\n";
+  }
+  return t.str();
+}
+
+TEST_CASE("traces: each CTA barrier's release takes the MIO pipe, so many small CTAs run a shared tree slower than a few large ones") {
+  // calibrate/shared_burst_probe.cu (H200), 32 warps an SM: 16 CTAs of 2 warps take 145.0
+  // cycles a level, 4 CTAs of 8 warps 116.3, with the same warps and instructions. Before each
+  // release took the pipe (barrier_release_mio_cycles), the small CTAs came out 110 cycles a
+  // level, faster than the large ones (116).
+  auto g = GpuSpec::from_catalog(tables(), "h200");
+  const int levels = 128;
+  auto per_level = [&](int ctas, int threads) {
+    Session s(load_trace_text(tree_levels_trace(ctas, threads, levels), "gpuperf_test_tree_levels.traceg"));
+    return s.predict(g).kernels.at(0).cycles / levels;
+  };
+  const double small = per_level(16, 64), large = per_level(4, 256);
+  CHECK(small == doctest::Approx(145.0).epsilon(0.08));
+  CHECK(large == doctest::Approx(116.3).epsilon(0.08));
+  CHECK(small / large > 1.15);  // measured 1.25
+}
+
+TEST_CASE("counts: each CTA barrier's release adds its MIO cycles to the shared-memory bound") {
+  // 32 warps an H200 SM in CTAs of 2 or of 8 warps, 100 levels of two shared loads and a
+  // barrier: the same wavefronts, four times the barrier releases with the small CTAs.
+  const double warps = 32 * 132, levels = 100;
+  auto bound = [&](std::uint32_t block_x) {
+    auto k = counted_kernel("levels", block_x, static_cast<std::uint32_t>(warps * 32 / block_x), 24,
+                            {{"LDS.U8 R11, [R12]", warps * levels}, {"LDS.U8 R10, [R13]", warps * levels}, {"BAR.SYNC.DEFER_BLOCKING 0x0", warps * levels},
+                             {"@P0 BRA 0x0", warps * levels, 0x0}, {"EXIT", warps}});
+    for (auto& st : k->program)
+      if (st.space == MemSpace::shared) st.shared_wavefronts = st.warp_executed;
+    return Predictor(k).predict(GpuSpec::from_catalog(tables(), "h200")).bounds.shared_memory;
+  };
+  const double release = tables()->arch("sm_90").mem("barrier_release_mio_cycles");
+  REQUIRE(release > 0);
+  // Per SM and level: 16 releases against 4.
+  CHECK(bound(64) - bound(256) == doctest::Approx((16 - 4) * levels * release).epsilon(1e-6));
+}
+
 TEST_CASE("counts: the warps that leave a barrier together burst on the shared pipe once, not in every iteration of a loop") {
   // One CTA of 32 warps an SM; between two barriers each warp loops 128 times over a shared
   // load and a dependent add (the chain about as long as the pipe's time for all warps). Queued

@@ -6,10 +6,17 @@ kernel computes them), predicts it with gpuperf for the H200 and prints the pred
 per level beside the measured ones (nvidia-h200.jsonl).
 
   python3 calibrate/results/shared_burst_probe/compare.py [--gpuperf build/gpuperf] > calibrate/results/shared_burst_probe/compare.out
+
+With --fit-release it predicts the barrier cases again for each value of sm_90's
+barrier_release_mio_cycles from 0 to 5 in steps of 0.25 (a copy of the tables with that value)
+and prints the rms of the log ratio of each, and the value with the least: how the table's
+value was chosen.
 """
 import argparse
 import json
+import math
 import os
+import shutil
 import subprocess
 import tempfile
 
@@ -48,23 +55,57 @@ def trace(path, ctas_per_sm, threads, barrier, sms=132):
         f.write("\n".join(lines))
 
 
+def cases():
+    measured = {(r["case"], r["threads"], r["ctas_per_sm"]): r["cycles_per_level"]
+                for r in map(json.loads, open(os.path.join(HERE, "nvidia-h200.jsonl")))}
+    for (case, threads, ctas), m in sorted(measured.items(), key=lambda kv: (kv[0][0] != "u8_barrier", kv[0][0], kv[0][1], kv[0][2])):
+        if case == "u32_barrier":
+            continue  # as u8 within 3 %: the loop is the same but for the widths
+        if case.endswith(("loads_only", "store_only")):
+            continue  # their SASS differs (the loads-only loop defers its adds past the next barriers): measured only
+        yield case, threads, ctas, m
+
+
+def predict(gpuperf, tmp, case, threads, ctas, tables=None):
+    path = os.path.join(tmp, f"{case}_{threads}_{ctas}.traceg")
+    if not os.path.exists(path):
+        trace(path, ctas, threads, case == "u8_barrier")
+    extra = ["--tables", tables] if tables else []
+    k = json.loads(subprocess.check_output([gpuperf, "report", path, "--gpu", "h200", "--json", "-q"] + extra))["kernels"][0]
+    return k["cycles"] / LEVELS
+
+
+def fit_release(gpuperf, tmp):
+    shipped = os.path.join(HERE, "..", "..", "..", "latency_tables")
+    best = None
+    for step in range(21):
+        value = step * 0.25
+        tables = os.path.join(tmp, f"tables_{step}")
+        shutil.copytree(shipped, tables)
+        arch = os.path.join(tables, "arch", "sm_90.json")
+        doc = json.load(open(arch))
+        doc["memory"]["barrier_release_mio_cycles"]["value"] = value
+        json.dump(doc, open(arch, "w"), indent=1)
+        logs = [math.log(predict(gpuperf, tmp, c, t, n, tables) / m) for c, t, n, m in cases() if c == "u8_barrier"]
+        rms = math.sqrt(sum(x * x for x in logs) / len(logs))
+        print(f"barrier_release_mio_cycles {value:5.2f}  rms log ratio {rms:.4f}")
+        if best is None or rms < best[1]:
+            best = (value, rms)
+    print(f"least: {best[0]:.2f} ({best[1]:.4f})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpuperf", default=os.path.join(HERE, "..", "..", "..", "build", "gpuperf"))
+    ap.add_argument("--fit-release", action="store_true", help="choose barrier_release_mio_cycles (see above)")
     args = ap.parse_args()
-    measured = {(r["case"], r["threads"], r["ctas_per_sm"]): r["cycles_per_level"]
-                for r in map(json.loads, open(os.path.join(HERE, "nvidia-h200.jsonl")))}
-    print("case            threads  CTAs/SM  warps/SM  measured  predicted  ratio  (cycles per level, H200)")
     with tempfile.TemporaryDirectory() as tmp:
-        for (case, threads, ctas), m in sorted(measured.items(), key=lambda kv: (kv[0][0] != "u8_barrier", kv[0][0], kv[0][1], kv[0][2])):
-            if case == "u32_barrier":
-                continue  # as u8 within 3 %: the loop is the same but for the widths
-            if case.endswith(("loads_only", "store_only")):
-                continue  # their SASS differs (the loads-only loop defers its adds past the next barriers): measured only
-            path = os.path.join(tmp, f"{case}_{threads}_{ctas}.traceg")
-            trace(path, ctas, threads, case == "u8_barrier")
-            k = json.loads(subprocess.check_output([args.gpuperf, "report", path, "--gpu", "h200", "--json", "-q"]))["kernels"][0]
-            p = k["cycles"] / LEVELS
+        if args.fit_release:
+            fit_release(args.gpuperf, tmp)
+            return
+        print("case            threads  CTAs/SM  warps/SM  measured  predicted  ratio  (cycles per level, H200)")
+        for case, threads, ctas, m in cases():
+            p = predict(args.gpuperf, tmp, case, threads, ctas)
             print(f"{case:15s} {threads:7d} {ctas:8d} {ctas * threads // 32:9d} {m:9.1f} {p:10.1f} {p / m:6.2f}")
 
 

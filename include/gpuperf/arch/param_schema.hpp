@@ -75,6 +75,9 @@ inline const std::vector<ParamSpec>& param_schema() {
       {S::memory, "barrier_arrival_cycles", "SM cycles per warp reaching a CTA barrier", 0, 100, U::defaulted, 0,
        "not modelled without a measurement: 0 releases a CTA barrier the barrier latency after its last warp arrives, "
        "however many arrive together (measured 2.0 per warp on sm_90 only)"},
+      {S::memory, "barrier_release_mio_cycles", "SM cycles of the MIO pipe a CTA barrier's release takes", 0, 100, U::defaulted, 0,
+       "not modelled without a measurement: 0 lets a CTA barrier's release pass beside the SM's shared-memory accesses "
+       "(3.0 on sm_90 only, from calibrate/shared_burst_probe.cu)"},
       {S::memory, "tlb_miss_penalty_cycles", "SM cycles", 0, 5000, U::reference},
       {S::memory, "const_l1_latency_cycles", "SM cycles", 5, 200, U::reference},
       {S::memory, "const_l15_latency_cycles", "SM cycles", 10, 500, U::reference},

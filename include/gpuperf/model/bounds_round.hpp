@@ -29,6 +29,9 @@ struct WarpAverages {
   // it counts one iteration.
   double pass_shared_wf = 0, pass_l1_wf = 0;
   double busiest_chain = 0;  // the busiest warp of a CTA (busiest_warp_executions), where given
+  // The MIO pipe's cycles of the CTA barriers' releases, a warp's share of its CTA's
+  // (barrier_release_mio_cycles, as the simulation's CtaBarriers charges them).
+  double barrier_mio = 0;
   std::map<std::string, double> unit_busy;                 // cycles per warp, by class
   std::map<std::string, bool> unit_sm_scope;
 };
@@ -65,6 +68,7 @@ inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<In
     w.chain += c * (1 + stall[oi]);  // one issue cycle plus the wait before it
     const double release = d.is_barrier ? an.pcs[i].pred_on_share * barrier_release_cycles(k, k.program[i], d, a, warps_per_block) : 0.0;
     w.chain += c * release;
+    if (d.is_barrier) w.barrier_mio += c * an.pcs[i].pred_on_share * a.mem("barrier_release_mio_cycles") / std::max(1.0, warps_per_block);
     if (busiest) w.busiest_chain += (*busiest)[oi] * (1 + stall[oi] + release);
     // An indexed constant load holds its unit a pass per distinct word (PcStats::constant_passes).
     const double passes = k.program[i].space == MemSpace::constant ? an.pcs[i].constant_passes : 1.0;
@@ -117,7 +121,7 @@ inline ThroughputBounds throughput_bounds(const WarpAverages& w, const ArchTable
     double u = it != w.unit_sm_scope.end() && it->second ? bound::unit(warps_sm, busy) : bound::unit(warps_per_sp, busy);
     if (u > b.functional_unit) { b.functional_unit = u; b.busiest_unit = cls; }
   }
-  b.shared_memory = bound::mio(warps_sm * w.shared_wf, a.mem("shared_wavefronts_per_cycle"));
+  b.shared_memory = bound::mio(warps_sm * w.shared_wf, a.mem("shared_wavefronts_per_cycle")) + warps_sm * w.barrier_mio;
   b.l1 = bound::mio(warps_sm * w.l1_wf, a.mem("l1_wavefronts_per_cycle"));
   return b;
 }

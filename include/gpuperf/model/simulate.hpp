@@ -102,10 +102,14 @@ struct MioQueue {
 // Per CTA: warps still running and warps waiting at the barrier. The barrier counts its
 // arrivals one at a time, `per_arrival` cycles each, and releases `latency` after the last is
 // counted (calibrate/microbench.cu bar_chain: 14 cycles for one warp, 28 for 8, 76 for 32).
+// Each release also takes the SM's MIO pipe for `release_mio` cycles: many small CTAs, each
+// passing its own barriers, run a shared-memory tree slower than a few large ones with the same
+// warps and instructions (calibrate/shared_burst_probe.cu, H200: 16 CTAs of 2 warps 145 cycles
+// a level, 4 CTAs of 8 warps 116).
 struct CtaBarriers {
   std::vector<int> live, arrived;
   std::vector<double> counted;  // when the last arrival so far is counted
-  double latency = 0, per_arrival = 0;
+  double latency = 0, per_arrival = 0, release_mio = 0;
   bool complete(int c) const { return arrived[static_cast<std::size_t>(c)] >= live[static_cast<std::size_t>(c)]; }
   void arrive(int c, double t) {
     const auto i = static_cast<std::size_t>(c);
@@ -205,6 +209,7 @@ class SmSimulator {
     bar_.latency = a.classes.count("barrier") && a.classes.at("barrier").present && !a.classes.at("barrier").unsupported
                        ? a.classes.at("barrier").latency.value : assume::default_barrier_cycles;
     bar_.per_arrival = a.mem("barrier_arrival_cycles");
+    bar_.release_mio = a.mem("barrier_release_mio_cycles");
   }
 
   // `first_round`: also the result of the round's CTAs alone (no CTA started after the first
@@ -436,7 +441,9 @@ class SmSimulator {
   }
 
   void release_barrier(int c, double t) {
-    const double rel = std::max(t, bar_.counted[static_cast<std::size_t>(c)]) + bar_.latency;
+    const double last_counted = std::max(t, bar_.counted[static_cast<std::size_t>(c)]);
+    const double rel = last_counted + bar_.latency;
+    if (bar_.release_mio > 0) mio_.enqueue(last_counted, bar_.release_mio * mio_.rate);
     for (auto& w : warps_)
       if (w.cta == c && w.at_barrier) {
         w.at_barrier = false;
