@@ -7,16 +7,20 @@
 //   private   each CTA reads a new line of its own region a step
 //   +gather   then each lane reads one word of its own row (rows 4 KiB apart, 32 new rows a step;
 //             the CTA's warps share the sector, as attention_kernel2's columns do), after the line.
-//             The next step's line does not wait for it: ptxas overlaps the two (see README)
+//             gather 1: the next step's line does not wait for it (ptxas overlaps the two, see
+//             README); gather 2: the next line's address adds the gathered word, so each step
+//             waits for the line and then the gather, as attention_kernel2's in-order issue does
 // Cold: L2 flushed before the launch (first touches, DRAM); warm: the same launch run once
 // before (the lines in L2; L1 does not keep them across launches). The next address adds the
 // word just loaded (0), so each step waits for the last. Prints mean and slowest warp's cycles
 // a step.
-//   nvcc -O3 -arch=sm_90 -o hot_line_probe hot_line_probe.cu && ./hot_line_probe
+//   nvcc -O3 -arch=sm_90 -o hot_line_probe hot_line_probe.cu && ./hot_line_probe [GATHER]
+// (GATHER: run only that gather mode, 0, 1 or 2; all three without it)
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "cuda_check.cuh"
@@ -43,6 +47,7 @@ __global__ void walk(const unsigned* __restrict__ lines, const unsigned* __restr
       const unsigned u = __ldg(row + g + v);
       acc += u;
       g += 32 * kRowWords + u;
+      if (gather == 2) at += u;  // the rows hold zeros: the address is unchanged, the wait is not
     }
   }
   const long long t1 = clock64();
@@ -50,7 +55,8 @@ __global__ void walk(const unsigned* __restrict__ lines, const unsigned* __restr
   if (acc == 0xdeadbeef) *sink = acc;
 }
 
-int main() {
+int main(int argc, char** argv) {
+  const int only_gather = argc > 1 ? atoi(argv[1]) : -1;
   int sms = 0, clock_khz = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   CK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
@@ -71,11 +77,12 @@ int main() {
   CK(cudaMalloc(&flush_sink, 4));
   const L2Flush flush(prop, flush_sink);
   printf("shape\tgather\tsource\tctas\twarps\tmean_cycles_per_step\tslowest_cycles_per_step\n");
-  for (int gather : {0, 1})
+  for (int gather : {0, 1, 2})
     for (int private_lines : {0, 1})
       for (int warm : {0, 1})
         for (int warps : {1, 8})
           for (int ctas : {1, 8, 33, 66, sms}) {
+            if (only_gather >= 0 && gather != only_gather) continue;
             for (int run = 0; run < 3; ++run) {
               flush();
               if (warm) walk<<<ctas, 32 * warps>>>(lines, rows, private_lines, gather, cycles, sink);
