@@ -76,17 +76,19 @@ def predict(gpuperf, tmp, case, threads, ctas, tables=None):
 
 
 def fit_release(gpuperf, tmp):
-    shipped = os.path.join(HERE, "..", "..", "..", "latency_tables")
+    # One copy of the tables, its sm_90 value rewritten for each step.
+    tables = os.path.join(tmp, "tables")
+    shutil.copytree(os.path.join(HERE, "..", "..", "..", "latency_tables"), tables)
+    arch = os.path.join(tables, "arch", "sm_90.json")
+    doc = json.load(open(arch))
+    barrier_cases = [(t, n, m) for c, t, n, m in cases() if c == "u8_barrier"]
     best = None
     for step in range(21):
         value = step * 0.25
-        tables = os.path.join(tmp, f"tables_{step}")
-        shutil.copytree(shipped, tables)
-        arch = os.path.join(tables, "arch", "sm_90.json")
-        doc = json.load(open(arch))
         doc["memory"]["barrier_release_mio_cycles"]["value"] = value
-        json.dump(doc, open(arch, "w"), indent=1)
-        logs = [math.log(predict(gpuperf, tmp, c, t, n, tables) / m) for c, t, n, m in cases() if c == "u8_barrier"]
+        with open(arch, "w") as f:
+            json.dump(doc, f, indent=1)
+        logs = [math.log(predict(gpuperf, tmp, "u8_barrier", t, n, tables) / m) for t, n, m in barrier_cases]
         rms = math.sqrt(sum(x * x for x in logs) / len(logs))
         print(f"barrier_release_mio_cycles {value:5.2f}  rms log ratio {rms:.4f}")
         if best is None or rms < best[1]:
