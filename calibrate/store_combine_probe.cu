@@ -10,7 +10,9 @@
 //   same_sector     request u writes word u of the lane's current sector, then the next sector
 //   load_and_store  the same walk, each store after a load of the same word of another row
 //                   array that L1 holds (ld.global.nc: page-rank's LDG.E.CONSTANT)
-// Output: one JSON object per line, SM cycles per store request.
+//   nc_load_alone   that load without the store
+//   ca_load_and_store, ca_load_alone  the same with ld.global.ca (LDG.E), which the LSU takes
+// Output: one JSON object per line, SM cycles per store request (per load where there is none).
 //
 //   nvcc -O3 -arch=sm_90 -o store_combine_probe calibrate/store_combine_probe.cu && ./store_combine_probe
 #include <cstdio>
@@ -31,8 +33,9 @@ __global__ void walk(unsigned* out, const unsigned* in, int iters, long long* cy
       if (CASE == 0) w = ((unsigned)(it * 8 + u) * 32u) & 1023u;  // a new line each request
       else w = ((unsigned)(it * 8 + u)) & 1023u;                  // the next word: 8 a sector
       unsigned v = (unsigned)it + u;
-      if (CASE == 2) v += __ldg(src + (w & 255u));
-      mine[w] = v;
+      if (CASE == 2 || CASE == 3) v += __ldg(src + (w & 255u));
+      if (CASE == 4 || CASE == 5) v += __ldca(src + (w & 255u));
+      if (CASE != 3 && CASE != 5) mine[w] = v;
       acc += v;
     }
   }
@@ -50,14 +53,17 @@ int main() {
   cudaMemset(in, 0, (size_t)64 * 1024 * 4);
   cudaMalloc(&sink, 64);
   cudaMalloc(&cyc, 64);
-  const char* names[] = {"new_lines", "same_sector", "load_and_store"};
+  const char* names[] = {"new_lines", "same_sector", "load_and_store", "nc_load_alone", "ca_load_and_store", "ca_load_alone"};
   const int warps = 32, iters = 128;
-  for (int c = 0; c < 3; ++c) {
+  for (int c = 0; c < 6; ++c) {
     long long best = -1;
     for (int r = 0; r < 4; ++r) {
       if (c == 0) walk<0><<<1, warps * 32>>>(out, in, iters, cyc, sink);
       else if (c == 1) walk<1><<<1, warps * 32>>>(out, in, iters, cyc, sink);
-      else walk<2><<<1, warps * 32>>>(out, in, iters, cyc, sink);
+      else if (c == 2) walk<2><<<1, warps * 32>>>(out, in, iters, cyc, sink);
+      else if (c == 3) walk<3><<<1, warps * 32>>>(out, in, iters, cyc, sink);
+      else if (c == 4) walk<4><<<1, warps * 32>>>(out, in, iters, cyc, sink);
+      else walk<5><<<1, warps * 32>>>(out, in, iters, cyc, sink);
       long long t = 0;
       cudaMemcpy(&t, cyc, sizeof t, cudaMemcpyDeviceToHost);
       if (r > 0 && (best < 0 || t < best)) best = t;
