@@ -405,6 +405,56 @@ TEST_CASE("counts-only input: ncu's L1 tag requests are the lines a global reque
   CHECK(an.pcs[1].partial_store_lines == 800);
 }
 
+// Found on the train part (Rodinia kmeansPoint, 0.79-0.84x: each step an LDC of a __constant__
+// array with a register index beside an LDG): calibrate/mio_share_probe.cu's 256 such LDC an
+// SM take 517 cycles alone and 658 beside 256 LDG (271 alone), not the larger of the two.
+TEST_CASE("beside indexed constant loads a global load takes the constant unit too; beside parameter loads it does not") {
+  CHECK(sass::constant_index_in_register("LDC R19, c[0x3][R27+0x4]"));
+  CHECK(sass::constant_index_in_register("LDC.64 R2, c[0x3][R4]"));
+  CHECK_FALSE(sass::constant_index_in_register("LDC R1, c[0x0][0x28]"));
+  CHECK_FALSE(sass::constant_index_in_register("LDC R1, c[0x0][RZ]"));
+  CHECK_FALSE(sass::constant_index_in_register("LDC"));
+  auto kernel = [](const char* constant_load, bool with_global_load) {
+    auto k = std::make_shared<Kernel>();
+    k->format = SourceFormat::ncu_csv;
+    k->launch.name = "constant_beside_global";
+    k->launch.id = 1;
+    k->launch.block.x = 32;
+    k->launch.grid.x = 1;
+    k->launch.registers_per_thread = 16;
+    k->launch.sm_version = 90;
+    StaticInstr c = sass::static_instr_from_text(0x10, constant_load);
+    c.counts_known = true;
+    c.warp_executed = 1000;
+    c.thread_executed = 32000;
+    StaticInstr ld = sass::static_instr_from_text(0x20, "LDG.E R4, desc[UR4][R2.64]");
+    ld.counts_known = true;
+    ld.warp_executed = 1000;
+    ld.thread_executed = 32000;
+    ld.global_sectors = 4000;  // coalesced: 4 sectors of one line a request
+    ld.l1_tag_requests = 1000;
+    StaticInstr ex = sass::static_instr_from_text(0x30, "EXIT");
+    ex.counts_known = true;
+    ex.warp_executed = 1;
+    ex.thread_executed = 32;
+    k->program = {c};
+    if (with_global_load) k->program.push_back(ld);
+    k->program.push_back(ex);
+    return std::shared_ptr<const Kernel>(k);
+  };
+  auto g = GpuSpec::from_catalog(shipped_tables(), "h100");
+  const double per_load = g.arch_table().mem("const_unit_global_load_cycles");
+  CHECK(per_load == doctest::Approx(0.55));
+  const auto alone = Predictor(kernel("LDC R5, c[0x3][R6+0x4]", false)).predict(g);
+  const auto beside = Predictor(kernel("LDC R5, c[0x3][R6+0x4]", true)).predict(g);
+  CHECK(beside.bounds.busiest_unit == "const_mem");
+  CHECK(beside.bounds.functional_unit - alone.bounds.functional_unit == doctest::Approx(1000 * per_load));
+  // A kernel parameter's constant load is a fixed word: the global loads pass beside it.
+  const auto parameter = Predictor(kernel("LDC R5, c[0x0][0x28]", false)).predict(g);
+  const auto parameter_beside = Predictor(kernel("LDC R5, c[0x0][0x28]", true)).predict(g);
+  CHECK(parameter_beside.bounds.functional_unit == doctest::Approx(parameter.bounds.functional_unit));
+}
+
 TEST_CASE("an L1 hit on a sector a sibling warp's miss is still fetching waits for the fill; a warp's own reuse does not") {
   auto kp = std::make_shared<const Kernel>(load_shared_and_private(64));
   auto h100 = GpuSpec::from_catalog(shipped_tables(), "h100");

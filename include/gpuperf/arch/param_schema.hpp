@@ -70,6 +70,10 @@ inline const std::vector<ParamSpec>& param_schema() {
        "estimated: without a measurement every line of a load costs a wavefront (measured 2.56 on sm_90 only)"},
       {S::memory, "store_partial_sector_wavefronts", "L1 wavefronts per partly written sector, beyond its line's", 0, 8, U::defaulted, 0,
        "estimated: without a measurement a partly written store line costs what a load line costs (measured 1.0 a sector more on sm_90 only)"},
+      {S::memory, "const_unit_global_load_cycles", "SM cycles of the constant unit a global load request takes beside indexed constant loads",
+       0, 16, U::defaulted, 0,
+       "not modelled without a measurement: 0 lets global loads pass beside the constant unit "
+       "(0.55 on sm_90 only, from calibrate/mio_share_probe.cu)"},
       {S::memory, "l2_store_line_rate_fraction", "of the L2 read rate in sectors", 0.01, 1, U::defaulted, 0,
        "not modelled without a measurement: 0 leaves store lines at the L2 sector rate (measured 0.28 on sm_90 only)"},
       {S::memory, "barrier_arrival_cycles", "SM cycles per warp reaching a CTA barrier", 0, 100, U::defaulted, 0,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,9 @@ inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<In
                                   const std::vector<double>* busiest = nullptr) {
   const Kernel& k = *an.kernel;
   WarpAverages w;
+  // Beside indexed constant loads every global load takes their unit a while too.
+  const std::optional<std::size_t> constant_load = indexed_constant_load(an);
+  const double constant_unit_per_load = constant_load ? a.mem("const_unit_global_load_cycles") : 0.0;
   double entries = 0;  // executions per warp of the range's least-executed instruction
   for (std::size_t oi = first; oi < last; ++oi) {
     const double c = an.pcs[an.order[oi]].warp_exec / tw;
@@ -83,6 +87,11 @@ inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<In
       w.shared_wf += c * d.shared_pipe_wavefronts;
       w.pass_shared_wf += c * d.shared_pipe_wavefronts * pass;
     } else if (s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic) {
+      if (constant_unit_per_load > 0 && s.mem_op == MemOp::load) {
+        const InstrDesc& cd = desc[*constant_load];
+        w.unit_busy[cd.op_class] += an.pcs[i].requests / tw * constant_unit_per_load;
+        w.unit_sm_scope[cd.op_class] = cd.sm_scope;
+      }
       w.l1_wf += mem[i].l1_wavefronts / tw;
       w.pass_l1_wf += mem[i].l1_wavefronts / tw * pass;
     }

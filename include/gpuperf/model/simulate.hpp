@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <queue>
 #include <string>
 #include <vector>
@@ -143,6 +144,7 @@ class SmSimulator {
     std::uint16_t nsrc = 0, ndst = 0;
     bool memory = false, shared = false, barrier = false, exit = false, sm_scope = false, controlled = false;
     bool queued = false;  // handed to the MIO queue: the warp issues on, its result waits for the unit
+    double constant_unit_cycles = 0;  // a global load beside indexed constant loads: its time on their unit
     std::size_t unit = 0;  // UnitTimers class
     double issue_interval = 1, latency = 0, spacing = 1;
     double idle_latency = 0;  // the result latency with the DRAM idle (RoundModel::idle_latency)
@@ -163,6 +165,12 @@ class SmSimulator {
     ops_.resize(k_.program.size());
     // Each word past a constant load's first delays its result (measured on sm_90), else by the unit's interval.
     const double constant_word_latency = a.mem("const_pass_latency_cycles");
+    // Beside indexed constant loads every global load takes their unit a while too.
+    if (const auto c = indexed_constant_load(an_)) {
+      constant_unit_ = units_.class_of(static_cast<std::uint32_t>(*c));
+      constant_unit_sm_scope_ = desc_[*c].sm_scope;
+    }
+    const double constant_unit_per_load = constant_unit_ ? a.mem("const_unit_global_load_cycles") : 0.0;
     for (std::uint32_t i = 0; i < ops_.size(); ++i) {
       const StaticInstr& s = k_.program[i];
       const InstrDesc& d = desc_[i];
@@ -179,6 +187,8 @@ class SmSimulator {
       op.exit = d.is_exit;
       op.sm_scope = d.sm_scope;
       op.queued = s.space == MemSpace::constant;
+      if (s.mem_op == MemOp::load && (s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic))
+        op.constant_unit_cycles = constant_unit_per_load;
       op.unit = units_.class_of(i);
       op.issue_interval = d.issue_interval;
       op.latency = rm_.latency[i];
@@ -365,6 +375,10 @@ class SmSimulator {
     // free again after 2).
     const double passes = op.queued && !an_.dyn_wavefronts.empty() ? std::max<double>(1, an_.dyn_wavefronts[w.pos]) : 1.0;
     unit_free = start + op.issue_interval * passes;
+    if (op.constant_unit_cycles > 0 && d.active_mask) {
+      double& constant_free = units_.free_at(constant_unit_sm_scope_, *constant_unit_, sp);
+      constant_free = std::max(constant_free, t) + op.constant_unit_cycles;
+    }
     double dram_lines = 0;
     const double latency = loaded_latency(op, t, dram_lines);
     double completion = start + latency + (op.queued ? op.word_latency * (passes - 1) : 0.0);
@@ -472,6 +486,8 @@ class SmSimulator {
   std::size_t index_of(const Warp& w) const { return static_cast<std::size_t>(&w - warps_.data()); }
   UnitTimers units_;
   MioQueue mio_;
+  std::optional<std::size_t> constant_unit_;  // the UnitTimers class of the indexed constant loads, where there are any
+  bool constant_unit_sm_scope_ = false;
   L1RequestCosts l1_costs_;
   CtaBarriers bar_;
   bool busiest_round_ = false;

@@ -74,6 +74,17 @@ inline BulkTensorCopy bulk_tensor_copy(std::string_view base) {
 // either keeps its own unit. Other shuffle-class opcodes (VOTE, MATCH, REDUX) were not measured.
 inline bool takes_shared_pipe(std::string_view base) { return base == "SHFL"; }
 
+// A constant load whose address takes a register (`LDC R19, c[0x3][R27+0x4]`, a loop over a
+// __constant__ array): the SM's constant unit serves it word by word, where a kernel parameter's
+// (`c[0x0][0x28]`, `c[0x0][RZ]`) is a fixed word. From the disassembly; false without one.
+inline bool constant_index_in_register(std::string_view disassembly) {
+  const auto bank = disassembly.find("c[");
+  if (bank == std::string_view::npos) return false;
+  const auto index = disassembly.find("][", bank);
+  if (index == std::string_view::npos || index + 3 >= disassembly.size()) return false;
+  return disassembly[index + 2] == 'R' && disassembly[index + 3] != 'Z';
+}
+
 // How a shared-memory request's lanes take the banks' passes, by its form. Measured on the H200
 // (calibrate/shared_atomic_probe.cu: cycles a request at 32 warps an SM, and Nsight Compute's
 // wavefronts, agree for every form and pattern): loads, stores and ATOMS.POPC.INC (lanes on one
