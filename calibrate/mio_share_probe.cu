@@ -5,7 +5,8 @@
 // shares (LDC c[0x3][R], a 1 KiB table the constant L1 holds), coalesced global loads that hit
 // in L1 (LDG.E, 5 KiB; LDG.E.CONSTANT from __ldg, another 5 KiB), or mixes of them: eight
 // chains of each kind a warp (four of one kind in ldc8+ldg4 and ldc4+ldg8), so that throughput,
-// not latency, bounds them.
+// not latency, bounds them. Then a sweep of constant-load and global-load chains a warp, the
+// global loads L1 hits or (ldcg) loads past L1 that L2 holds.
 // Prints SM cycles per iteration (clock64 around the loop, median over the CTAs, the best of
 // three launches, min and max over the CTAs): if a mix takes the sum of its kinds' times alone,
 // they queue for one pipe; if the larger, they have a pipe each.
@@ -67,6 +68,42 @@ __global__ void mix_kernel(float* out, long long* cycles, int iters, const float
   if (r == 1234.5f) out[0] = r;
 }
 
+// The sweep: C constant-load chains and G global-load chains a warp (0-8 each), the global loads
+// L1 hits (LDG.E) or, with kPastL1, loads past L1 that L2 holds (__ldcg, LDG.E.STRONG.GPU).
+template <int C, int G, bool kPastL1>
+__global__ void sweep_kernel(float* out, long long* cycles, int iters, const float* global_table, const int* zeros) {
+  const unsigned lane = threadIdx.x & 31;
+  const int base = zeros[threadIdx.x];
+  float c[8], g[8];
+#pragma unroll
+  for (int j = 0; j < 8; ++j) { c[j] = 0; g[j] = 0; }
+  __syncthreads();
+  const long long t0 = clock64();
+#pragma unroll 1
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      if (j < C) c[j] += const_table[(base + 32 * j + (i & 31)) & 255];
+      if (j < G) {
+        const float* a = global_table + lane + 32 * j + (i & 7) * 128;
+        g[j] += kPastL1 ? __ldcg(a) : *a;
+      }
+    }
+  }
+  __syncthreads();
+  const long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  float r = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) r += c[j] + g[j];
+  if (r == 1234.5f) out[0] = r;
+}
+
+template <int C, int G, bool kPastL1>
+void run_sweep(int sms, float* o, long long* c, int iters, const float* g, const int* z) {
+  sweep_kernel<C, G, kPastL1><<<sms, 1024>>>(o, c, iters, g, z);
+}
+
 template <int M>
 void launch(int sms, float* o, long long* c, int iters, const float* g, const int* z) { mix_kernel<M><<<sms, 1024>>>(o, c, iters, g, g + 1280, z); }
 
@@ -106,6 +143,34 @@ int main() {
       if (med < best) { best = med; lo = double(host.front()) / iters; hi = double(host.back()) / iters; }
     }
     std::printf("%s %.2f %.2f %.2f\n", kMixNames[m], best, lo, hi);
+  }
+  // The sweep (32 warps an SM): C LDC and G LDG chains a warp.
+  struct SweepCase {
+    const char* name;
+    void (*run)(int, float*, long long*, int, const float*, const int*);
+  };
+  const SweepCase sweep[] = {
+      {"ldc1+ldg8", run_sweep<1, 8, false>},       {"ldc2+ldg8", run_sweep<2, 8, false>},
+      {"ldc4+ldg8", run_sweep<4, 8, false>},       {"ldc8+ldg8", run_sweep<8, 8, false>},
+      {"ldc8+ldg1", run_sweep<8, 1, false>},       {"ldc8+ldg2", run_sweep<8, 2, false>},
+      {"ldc8+ldg4", run_sweep<8, 4, false>},       {"ldc2+ldg2", run_sweep<2, 2, false>},
+      {"ldc4+ldg4", run_sweep<4, 4, false>},       {"ldc0+ldg8 (ldcg)", run_sweep<0, 8, true>},
+      {"ldc2+ldg8 (ldcg)", run_sweep<2, 8, true>}, {"ldc4+ldg8 (ldcg)", run_sweep<4, 8, true>},
+      {"ldc8+ldg8 (ldcg)", run_sweep<8, 8, true>}, {"ldc8+ldg4 (ldcg)", run_sweep<8, 4, true>},
+      {"ldc8+ldg2 (ldcg)", run_sweep<8, 2, true>}};
+  for (std::size_t m = 0; m < sizeof sweep / sizeof sweep[0]; ++m) {
+    sweep[m].run(sms, out, cycles, 8, global_table, zeros);
+    double best = 1e30, lo = 0, hi = 0;
+    for (int r = 0; r < 3; ++r) {
+      sweep[m].run(sms, out, cycles, iters, global_table, zeros);
+      CK(cudaGetLastError());
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemcpy(host.data(), cycles, sizeof(long long) * sms, cudaMemcpyDeviceToHost));
+      std::sort(host.begin(), host.end());
+      const double med = double(host[sms / 2]) / iters;
+      if (med < best) { best = med; lo = double(host.front()) / iters; hi = double(host.back()) / iters; }
+    }
+    std::printf("sweep %s %.2f %.2f %.2f\n", sweep[m].name, best, lo, hi);
   }
   return 0;
 }
