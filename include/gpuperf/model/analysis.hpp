@@ -25,6 +25,7 @@
 #include "gpuperf/model/memory.hpp"
 #include "gpuperf/model/register_flow.hpp"
 #include "gpuperf/sass/instruction.hpp"
+#include "gpuperf/sass/memory_ops.hpp"
 #include "gpuperf/trace/ir.hpp"
 
 namespace gpuperf {
@@ -115,6 +116,17 @@ inline void static_counts(const Kernel& k, KernelAnalysis& a) {
       }
     }
   }
+}
+
+// The kernel's first executed constant load whose address takes a register (KernelAnalysis::
+// indexed_constant_load; calibrate/mio_share_probe.cu: 256 such LDC an SM take 517 cycles alone,
+// 658 beside 256 L1-hit LDG that alone take 271). After static_counts, which gives the executions.
+inline void indexed_constant_loads(const Kernel& k, KernelAnalysis& a) {
+  for (std::size_t i = 0; i < k.program.size(); ++i)
+    if (k.program[i].space == MemSpace::constant && a.pcs[i].warp_exec > 0 && sass::constant_index_in_register(k.program[i].text)) {
+      a.indexed_constant_load = i;
+      return;
+    }
 }
 
 // Count-only inputs: the atomics' profile has no addresses; the profile's busiest L2 slice

@@ -24,6 +24,7 @@ GPUPERF_FUNC KernelAnalysis analyze(std::shared_ptr<const Kernel> kp) {
   if (a.dynamic) detail::group_ctas(k, a);
   detail::weigh_sampled_ctas(k, a);
   detail::static_counts(k, a);
+  detail::indexed_constant_loads(k, a);
   if (a.dynamic) {
     detail::profile_addresses(k, a);
     detail::cta_index_classes(k, a);

@@ -56,7 +56,7 @@ inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<In
   const Kernel& k = *an.kernel;
   WarpAverages w;
   // Beside indexed constant loads every global load takes their unit a while too.
-  const std::optional<std::size_t> constant_load = indexed_constant_load(an);
+  const std::optional<std::size_t>& constant_load = an.indexed_constant_load;
   const double constant_unit_per_load = constant_load ? a.mem("const_unit_global_load_cycles") : 0.0;
   double entries = 0;  // executions per warp of the range's least-executed instruction
   for (std::size_t oi = first; oi < last; ++oi) {

@@ -9,7 +9,6 @@
 
 #include "gpuperf/model/memory.hpp"
 #include "gpuperf/model/assumptions.hpp"
-#include "gpuperf/sass/memory_ops.hpp"
 #include "gpuperf/trace/ir.hpp"
 
 namespace gpuperf {
@@ -205,17 +204,10 @@ struct KernelAnalysis {
   double l1_shared_scale = 1;
   // CTAs available for simulation: each a list of warp indices into kernel->warps.
   std::vector<std::vector<std::uint32_t>> ctas;
+  // The program index of the first executed constant load whose address takes a register
+  // (sass::constant_index_in_register), where there is one: beside it every global load also
+  // takes the SM's constant unit for `const_unit_global_load_cycles` (indexed_constant_loads).
+  std::optional<std::size_t> indexed_constant_load;
 };
-
-// The program index of the kernel's first executed constant load whose address takes a register
-// (sass::constant_index_in_register), if any. Where there is one, every global load also takes
-// the SM's constant unit for `const_unit_global_load_cycles` (calibrate/mio_share_probe.cu:
-// 256 such LDC an SM take 517 cycles alone, 658 beside 256 L1-hit LDG that alone take 271).
-inline std::optional<std::size_t> indexed_constant_load(const KernelAnalysis& an) {
-  const Kernel& k = *an.kernel;
-  for (std::size_t i = 0; i < k.program.size(); ++i)
-    if (k.program[i].space == MemSpace::constant && an.pcs[i].warp_exec > 0 && sass::constant_index_in_register(k.program[i].text)) return i;
-  return std::nullopt;
-}
 
 }  // namespace gpuperf

@@ -166,7 +166,7 @@ class SmSimulator {
     // Each word past a constant load's first delays its result (measured on sm_90), else by the unit's interval.
     const double constant_word_latency = a.mem("const_pass_latency_cycles");
     // Beside indexed constant loads every global load takes their unit a while too.
-    if (const auto c = indexed_constant_load(an_)) {
+    if (const auto c = an_.indexed_constant_load) {
       constant_unit_ = units_.class_of(static_cast<std::uint32_t>(*c));
       constant_unit_sm_scope_ = desc_[*c].sm_scope;
     }
