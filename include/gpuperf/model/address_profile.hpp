@@ -473,7 +473,7 @@ class AddressProfiler {
     interleave(k, warps, [&](std::uint32_t warp, std::uint64_t di) {
       const auto& d = k.dyn[di];
       const auto& s = k.program[d.static_index];
-      if (d.addr_count == 0 || !(s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic) || (l1 && s.bulk_box)) return;
+      if (d.addr_count == 0 || !l1_line_space(s.space) || (l1 && s.bulk_box)) return;
       const std::size_t at = static_cast<std::size_t>(di - first);
       const std::uint64_t* secs = sectors_.data() + begin_[at];
       const std::size_t nsec = begin_[at + 1] - begin_[at];

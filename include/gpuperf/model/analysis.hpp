@@ -95,7 +95,7 @@ inline void static_counts(const Kernel& k, KernelAnalysis& a) {
       // count-only inputs count a PC without sector counts.
       if (!a.dynamic || s.copy_sources_unknown) {
         if (s.global_sectors) p.sectors = static_cast<double>(s.global_sectors);
-        else if (s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic) {
+        else if (l1_line_space(s.space)) {
           // No sector counts: assume a coalesced access of the active lanes.
           double lanes = p.warp_exec > 0 ? p.thread_exec / p.warp_exec : 32;
           p.sectors = p.warp_exec * std::max(1.0, std::ceil(lanes * std::max(1u, s.access_bits / 8) / 32.0));

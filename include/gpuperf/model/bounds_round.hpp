@@ -86,7 +86,7 @@ inline WarpAverages warp_averages(const KernelAnalysis& an, const std::vector<In
     } else if (d.shared_pipe_wavefronts > 0) {  // a shuffle's passes of the same pipe
       w.shared_wf += c * d.shared_pipe_wavefronts;
       w.pass_shared_wf += c * d.shared_pipe_wavefronts * pass;
-    } else if (s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic) {
+    } else if (l1_line_space(s.space)) {
       if (constant_unit_per_load > 0 && s.mem_op == MemOp::load) {
         const InstrDesc& cd = desc[*constant_load];
         w.unit_busy[cd.op_class] += an.pcs[i].requests / tw * constant_unit_per_load;

@@ -41,7 +41,7 @@ struct PcMemory {
 
 // Spaces whose accesses go through L1 and L2 to DRAM.
 inline bool global_like(MemSpace s) {
-  return s == MemSpace::global || s == MemSpace::local || s == MemSpace::generic || s == MemSpace::texture;
+  return l1_line_space(s) || s == MemSpace::texture;
 }
 
 namespace detail {

@@ -187,8 +187,7 @@ class SmSimulator {
       op.exit = d.is_exit;
       op.sm_scope = d.sm_scope;
       op.queued = s.space == MemSpace::constant;
-      if (s.mem_op == MemOp::load && (s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic))
-        op.constant_unit_cycles = constant_unit_per_load;
+      if (s.mem_op == MemOp::load && l1_line_space(s.space)) op.constant_unit_cycles = constant_unit_per_load;
       op.unit = units_.class_of(i);
       op.issue_interval = d.issue_interval;
       op.latency = rm_.latency[i];

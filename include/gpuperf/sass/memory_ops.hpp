@@ -25,6 +25,10 @@ inline const char* to_string(MemSpace s) {
   }
 }
 
+// Global, local and generic accesses: the loads and stores the L1 takes by lines and sectors
+// (shared memory, constant loads and texture fetches go their own ways).
+inline bool l1_line_space(MemSpace s) { return s == MemSpace::global || s == MemSpace::local || s == MemSpace::generic; }
+
 }  // namespace gpuperf
 
 namespace gpuperf::sass {

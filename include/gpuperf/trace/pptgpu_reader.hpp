@@ -232,7 +232,7 @@ inline void attach_ppt_memory(const std::string& dir, const std::string& var, co
       DynInstr& d = streams.at(w)[i];
       const StaticInstr& s = k.program[d.static_index];
       auto it = by_op.find(s.opcode);
-      bool cached = s.space == MemSpace::global || s.space == MemSpace::local || s.space == MemSpace::generic;
+      bool cached = l1_line_space(s.space);
       if (it == by_op.end() || next[s.opcode] >= it->second.size()) {
         if (cached && cta == traced) ++unpaired;
         continue;
