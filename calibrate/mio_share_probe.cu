@@ -107,6 +107,30 @@ void run_sweep(int sms, float* o, long long* c, int iters, const float* g, const
 template <int M>
 void launch(int sms, float* o, long long* c, int iters, const float* g, const int* z) { mix_kernel<M><<<sms, 1024>>>(o, c, iters, g, g + 1280, z); }
 
+using Launch = void (*)(int, float*, long long*, int, const float*, const int*);
+
+// SM cycles per iteration of one launcher's kernel, every SM running one CTA: a warm-up launch,
+// then the best of three by the median over the CTAs, with that launch's least and most. Returns
+// 1 on a CUDA error (CK), 0 otherwise.
+struct Timing {
+  double median = 1e30, least = 0, most = 0;
+};
+int time_per_iteration(Launch run, int sms, float* out, long long* cycles, int iters, const float* global_table, const int* zeros,
+                       std::vector<long long>& host, Timing& t) {
+  run(sms, out, cycles, 8, global_table, zeros);
+  t = Timing{};
+  for (int r = 0; r < 3; ++r) {
+    run(sms, out, cycles, iters, global_table, zeros);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(host.data(), cycles, sizeof(long long) * sms, cudaMemcpyDeviceToHost));
+    std::sort(host.begin(), host.end());
+    const double med = double(host[sms / 2]) / iters;
+    if (med < t.median) t = {med, double(host.front()) / iters, double(host.back()) / iters};
+  }
+  return 0;
+}
+
 int main() {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
@@ -124,30 +148,21 @@ int main() {
   std::vector<float> table(256);
   for (int i = 0; i < 256; ++i) table[i] = 0.001f * i;
   CK(cudaMemcpyToSymbol(const_table, table.data(), sizeof(float) * 256));
-  void (*kernels[kMixes])(int, float*, long long*, int, const float*, const int*) = {
+  const Launch kernels[kMixes] = {
       launch<kLds8>, launch<kShfl8>, launch<kMufu8>,    launch<kLds8Shfl8>, launch<kLds8Mufu8>, launch<kShfl8Mufu8>,
       launch<kLdc8>, launch<kLdg8>,  launch<kLdc8Ldg8>, launch<kLdc8Lds8>,  launch<kLdg8Lds8>, launch<kLdg8Shfl8>,
       launch<kNc8>,  launch<kNc8Lds8>, launch<kNc8Ldg8>, launch<kLdc8Ldg4>, launch<kLdc4Ldg8>, launch<kLdc8Nc8>};
   std::vector<long long> host(sms);
   std::printf("mix sm_cycles_per_iteration (32 warps an SM, 8 of each kind a warp an iteration) min max\n");
   for (int m = 0; m < kMixes; ++m) {
-    kernels[m](sms, out, cycles, 8, global_table, zeros);
-    double best = 1e30, lo = 0, hi = 0;
-    for (int r = 0; r < 3; ++r) {
-      kernels[m](sms, out, cycles, iters, global_table, zeros);
-      CK(cudaGetLastError());
-      CK(cudaDeviceSynchronize());
-      CK(cudaMemcpy(host.data(), cycles, sizeof(long long) * sms, cudaMemcpyDeviceToHost));
-      std::sort(host.begin(), host.end());
-      const double med = double(host[sms / 2]) / iters;
-      if (med < best) { best = med; lo = double(host.front()) / iters; hi = double(host.back()) / iters; }
-    }
-    std::printf("%s %.2f %.2f %.2f\n", kMixNames[m], best, lo, hi);
+    Timing t;
+    if (time_per_iteration(kernels[m], sms, out, cycles, iters, global_table, zeros, host, t)) return 1;
+    std::printf("%s %.2f %.2f %.2f\n", kMixNames[m], t.median, t.least, t.most);
   }
   // The sweep (32 warps an SM): C LDC and G LDG chains a warp.
   struct SweepCase {
     const char* name;
-    void (*run)(int, float*, long long*, int, const float*, const int*);
+    Launch run;
   };
   const SweepCase sweep[] = {
       {"ldc1+ldg8", run_sweep<1, 8, false>},       {"ldc2+ldg8", run_sweep<2, 8, false>},
@@ -158,19 +173,10 @@ int main() {
       {"ldc2+ldg8 (ldcg)", run_sweep<2, 8, true>}, {"ldc4+ldg8 (ldcg)", run_sweep<4, 8, true>},
       {"ldc8+ldg8 (ldcg)", run_sweep<8, 8, true>}, {"ldc8+ldg4 (ldcg)", run_sweep<8, 4, true>},
       {"ldc8+ldg2 (ldcg)", run_sweep<8, 2, true>}};
-  for (std::size_t m = 0; m < sizeof sweep / sizeof sweep[0]; ++m) {
-    sweep[m].run(sms, out, cycles, 8, global_table, zeros);
-    double best = 1e30, lo = 0, hi = 0;
-    for (int r = 0; r < 3; ++r) {
-      sweep[m].run(sms, out, cycles, iters, global_table, zeros);
-      CK(cudaGetLastError());
-      CK(cudaDeviceSynchronize());
-      CK(cudaMemcpy(host.data(), cycles, sizeof(long long) * sms, cudaMemcpyDeviceToHost));
-      std::sort(host.begin(), host.end());
-      const double med = double(host[sms / 2]) / iters;
-      if (med < best) { best = med; lo = double(host.front()) / iters; hi = double(host.back()) / iters; }
-    }
-    std::printf("sweep %s %.2f %.2f %.2f\n", sweep[m].name, best, lo, hi);
+  for (const SweepCase& c : sweep) {
+    Timing t;
+    if (time_per_iteration(c.run, sms, out, cycles, iters, global_table, zeros, host, t)) return 1;
+    std::printf("sweep %s %.2f %.2f %.2f\n", c.name, t.median, t.least, t.most);
   }
   return 0;
 }

@@ -45,6 +45,11 @@ __global__ void walk(unsigned* out, const unsigned* in, int iters, long long* cy
   if (acc == 0xdeadbeefu) sink[0] = acc;
 }
 
+template <int CASE>
+void launch_walk(int threads, unsigned* out, const unsigned* in, int iters, long long* cycles, unsigned* sink) {
+  walk<CASE><<<1, threads>>>(out, in, iters, cycles, sink);
+}
+
 int main() {
   unsigned *out, *in, *sink;
   long long* cyc;
@@ -54,16 +59,13 @@ int main() {
   cudaMalloc(&sink, 64);
   cudaMalloc(&cyc, 64);
   const char* names[] = {"new_lines", "same_sector", "load_and_store", "nc_load_alone", "ca_load_and_store", "ca_load_alone"};
+  void (*const walks[])(int, unsigned*, const unsigned*, int, long long*, unsigned*) = {launch_walk<0>, launch_walk<1>, launch_walk<2>,
+                                                                                       launch_walk<3>, launch_walk<4>, launch_walk<5>};
   const int warps = 32, iters = 128;
   for (int c = 0; c < 6; ++c) {
     long long best = -1;
     for (int r = 0; r < 4; ++r) {
-      if (c == 0) walk<0><<<1, warps * 32>>>(out, in, iters, cyc, sink);
-      else if (c == 1) walk<1><<<1, warps * 32>>>(out, in, iters, cyc, sink);
-      else if (c == 2) walk<2><<<1, warps * 32>>>(out, in, iters, cyc, sink);
-      else if (c == 3) walk<3><<<1, warps * 32>>>(out, in, iters, cyc, sink);
-      else if (c == 4) walk<4><<<1, warps * 32>>>(out, in, iters, cyc, sink);
-      else walk<5><<<1, warps * 32>>>(out, in, iters, cyc, sink);
+      walks[c](warps * 32, out, in, iters, cyc, sink);
       long long t = 0;
       cudaMemcpy(&t, cyc, sizeof t, cudaMemcpyDeviceToHost);
       if (r > 0 && (best < 0 || t < best)) best = t;
