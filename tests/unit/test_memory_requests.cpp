@@ -94,6 +94,28 @@ std::string written_traceg_text(const Kernel& k, const char* file_name) {
 
 Kernel load_scattered(int reps) { return kernel_from_trace_text(scattered_trace(reps), "gpuperf_test_scattered.traceg"); }
 
+// A count-only (ncu) kernel of one 32-thread CTA on sm_90; its program is the caller's.
+std::shared_ptr<Kernel> counts_only_kernel(const char* name) {
+  auto k = std::make_shared<Kernel>();
+  k->format = SourceFormat::ncu_csv;
+  k->launch.name = name;
+  k->launch.id = 1;
+  k->launch.block.x = 32;
+  k->launch.grid.x = 1;
+  k->launch.registers_per_thread = 16;
+  k->launch.sm_version = 90;
+  return k;
+}
+
+// The instruction `text` at `pc` with a profile's counts: `warps` executions, `threads` lanes in all.
+StaticInstr counted(std::uint64_t pc, const char* text, std::uint64_t warps, std::uint64_t threads) {
+  StaticInstr s = sass::static_instr_from_text(pc, text);
+  s.counts_known = true;
+  s.warp_executed = warps;
+  s.thread_executed = threads;
+  return s;
+}
+
 // One CTA of 8 warps, `reps` times: every warp loads the same word (0x10: a broadcast all 8
 // warps share), then loads a word of its own twice (0x20, then 0x30 from the same address).
 Kernel load_shared_and_private(int reps) {
@@ -374,30 +396,13 @@ TEST_CASE("a traced load with no active lane accesses nothing, and the trace's h
 }
 
 TEST_CASE("counts-only input: ncu's L1 tag requests are the lines a global request touches") {
-  auto k = std::make_shared<Kernel>();
-  k->format = SourceFormat::ncu_csv;
-  k->launch.name = "tag_requests";
-  k->launch.id = 1;
-  k->launch.block.x = 32;
-  k->launch.grid.x = 1;
-  k->launch.registers_per_thread = 16;
-  k->launch.sm_version = 90;
-  StaticInstr ld = sass::static_instr_from_text(0x10, "LDG.E R4, desc[UR4][R2.64]");
-  ld.counts_known = true;
-  ld.warp_executed = 100;
-  ld.thread_executed = 3200;
+  auto k = counts_only_kernel("tag_requests");
+  StaticInstr ld = counted(0x10, "LDG.E R4, desc[UR4][R2.64]", 100, 3200);
   ld.global_sectors = 3200;       // a sector per lane
   ld.l1_tag_requests = 3200;      // in a line of its own
-  StaticInstr st = sass::static_instr_from_text(0x20, "STG.E desc[UR4][R2.64], R4");
-  st.counts_known = true;
-  st.warp_executed = 100;
-  st.thread_executed = 3200;
+  StaticInstr st = counted(0x20, "STG.E desc[UR4][R2.64], R4", 100, 3200);
   st.global_sectors = 3200;
-  StaticInstr ex = sass::static_instr_from_text(0x30, "EXIT");
-  ex.counts_known = true;
-  ex.warp_executed = 1;
-  ex.thread_executed = 32;
-  k->program = {ld, st, ex};
+  k->program = {ld, st, counted(0x30, "EXIT", 1, 32)};
   const KernelAnalysis an = analyze(k);
   CHECK(an.pcs[0].wavefronts == 3200);              // from the tag requests (800 from the sectors alone)
   CHECK(an.pcs[1].wavefronts == 800);               // no tag requests: the fewest lines 3200 sectors fill
@@ -415,31 +420,13 @@ TEST_CASE("beside indexed constant loads a global load takes the constant unit t
   CHECK_FALSE(sass::constant_index_in_register("LDC R1, c[0x0][RZ]"));
   CHECK_FALSE(sass::constant_index_in_register("LDC"));
   auto kernel = [](const char* constant_load, bool with_global_load) {
-    auto k = std::make_shared<Kernel>();
-    k->format = SourceFormat::ncu_csv;
-    k->launch.name = "constant_beside_global";
-    k->launch.id = 1;
-    k->launch.block.x = 32;
-    k->launch.grid.x = 1;
-    k->launch.registers_per_thread = 16;
-    k->launch.sm_version = 90;
-    StaticInstr c = sass::static_instr_from_text(0x10, constant_load);
-    c.counts_known = true;
-    c.warp_executed = 1000;
-    c.thread_executed = 32000;
-    StaticInstr ld = sass::static_instr_from_text(0x20, "LDG.E R4, desc[UR4][R2.64]");
-    ld.counts_known = true;
-    ld.warp_executed = 1000;
-    ld.thread_executed = 32000;
+    auto k = counts_only_kernel("constant_beside_global");
+    StaticInstr ld = counted(0x20, "LDG.E R4, desc[UR4][R2.64]", 1000, 32000);
     ld.global_sectors = 4000;  // coalesced: 4 sectors of one line a request
     ld.l1_tag_requests = 1000;
-    StaticInstr ex = sass::static_instr_from_text(0x30, "EXIT");
-    ex.counts_known = true;
-    ex.warp_executed = 1;
-    ex.thread_executed = 32;
-    k->program = {c};
+    k->program = {counted(0x10, constant_load, 1000, 32000)};
     if (with_global_load) k->program.push_back(ld);
-    k->program.push_back(ex);
+    k->program.push_back(counted(0x30, "EXIT", 1, 32));
     return std::shared_ptr<const Kernel>(k);
   };
   auto g = GpuSpec::from_catalog(shipped_tables(), "h100");
