@@ -1,0 +1,16 @@
+kernel-1.traceg.xz
+kernel-2.traceg.xz
+kernel-3.traceg.xz
+kernel-4.traceg.xz
+kernel-5.traceg.xz
+kernel-6.traceg.xz
+kernel-7.traceg.xz
+kernel-8.traceg.xz
+kernel-9.traceg.xz
+kernel-10.traceg.xz
+kernel-11.traceg.xz
+kernel-12.traceg.xz
+kernel-13.traceg.xz
+kernel-14.traceg.xz
+kernel-15.traceg.xz
+kernel-16.traceg.xz

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""The model against calibrate/atomic_miss_probe.cu's `app` launches on the H200: 2.16 M atomic
+updates (sms x 4 CTAs of 256 threads, 16 a thread) hashed over 4 MiB to 1 GiB, independent
+(red, atom) or each from the last one's result (chain), every launch after an L2 flush
+(flush_read, 192 MiB), profiled, timed and traced as the corpus is (`tools/collect --lean`,
+`--ctas first:8`, in app/). Prints, per launch, Nsight Compute's duration beside gpuperf's
+prediction for the H200 from the trace and from the profile, and the model's share of updates
+that miss L2.
+
+  python3 calibrate/results/atomic_miss_probe/compare.py [--gpuperf build/gpuperf] > calibrate/results/atomic_miss_probe/compare.out
+"""
+import argparse
+import csv
+import json
+import lzma
+import math
+import os
+import subprocess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+APP = os.path.join(HERE, "app")
+CASES = ["red-4m", "red-1g", "atom-4m", "atom-1g", "chain-4m", "chain-1g", "red-64m", "red-256m"]  # launches 2, 4, .., 16; odd: the flushes
+
+
+def measured():
+    """launch id -> (ncu duration in us, case) from the raw page."""
+    rows = list(csv.reader(lzma.open(os.path.join(APP, "ncu_raw.csv.xz"), "rt")))
+    h = rows[0]
+    t, ident = h.index("gpu__time_duration.sum"), h.index("ID")
+    out = {}
+    for r in rows[2:]:
+        lid = int(r[ident]) + 1
+        out[lid] = (float(r[t].replace(",", "")), CASES[lid // 2 - 1] if lid % 2 == 0 else "flush")
+    return out
+
+
+def predict(gpuperf, inputs):
+    r = subprocess.run([gpuperf, "report", *inputs, "--gpu", "h200", "--target", "duration", "--json", "-q"], capture_output=True, text=True,
+                       check=True)
+    return {k["input_launch_id"]: k for k in json.loads(r.stdout)["kernels"]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--gpuperf", default=os.path.join(HERE, "..", "..", "..", "build", "gpuperf"))
+    a = ap.parse_args()
+    listing = os.path.join(APP, "sass.cuobjdump.sass.xz")
+    trace = predict(a.gpuperf, [os.path.join(APP, "traces", "kernelslist.g"), os.path.join(APP, "traces", "cta_counts.tsv.xz"), listing])
+    ncu = predict(a.gpuperf, [os.path.join(APP, "ncu_source.csv.xz"), os.path.join(APP, "ncu_raw.csv.xz"), listing])
+    print("launch case measured_us trace_us trace/measured trace_miss_share ncu_us ncu/measured")
+    logs = {"trace": [], "ncu": []}
+    for lid, (m, name) in sorted(measured().items()):
+        cells = []
+        for path, reports in (("trace", trace), ("ncu", ncu)):
+            k = reports.get(lid)
+            if k:
+                cells += ["%.2f" % k["time_us"], "%.2f" % (k["time_us"] / m)]
+                if path == "trace":
+                    cells.append("%.2f" % k["memory"]["atomic_l2_miss_share"])
+                if name != "flush":
+                    logs[path].append(math.log(k["time_us"] / m))
+            else:
+                cells += ["-", "-"] + (["-"] if path == "trace" else [])
+        print(lid, name, "%.2f" % m, *cells)
+    for path, v in logs.items():
+        print("# %s, the atomic launches: mean |log2(predicted / measured)| %.3f, worst %.2fx" %
+              (path, sum(abs(x) for x in v) / len(v) / math.log(2), math.exp(max(abs(x) for x in v))))
+
+
+if __name__ == "__main__":
+    main()
