@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -1405,6 +1406,109 @@ TEST_CASE("a warp's distinct words: lanes that share a word read it in one pass"
   for (unsigned l = 0; l < 32; ++l) a[l] = 0x30000 + 8 * (l % 2);  // LDC.64: two 8-byte words
   CHECK(distinct_words(a, 32, 8) == 2);
   CHECK(distinct_words(a, 1, 8) == 1);
+}
+
+}  // namespace gpuperf_test_memory_requests
+
+namespace gpuperf_test_memory_requests {
+namespace {
+
+// The first 8 of `grid` one-warp CTAs, each making `requests` RED.E.ADD requests whose 32 lanes
+// update words hashed over an array of `array_bytes`, each lane on a line of its own.
+// `counter`: lane 0 of each request updates instead one word 1 GiB past the array (a queue's
+// tail counter far from the array the others update). `own`: each CTA on an array of its own,
+// the CTAs' arrays side by side.
+Kernel scattered_atomics(unsigned grid, std::uint64_t array_bytes, int requests, const char* opcode = "RED.E.ADD.STRONG.GPU", bool counter = false,
+                         bool own = false) {
+  std::ostringstream t;
+  t << sampled_trace_header("scatter", grid, 1, 8);
+  std::uint64_t seed = 3;
+  auto rnd = [&]() { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 21; };
+  for (unsigned c = 0; c < 8; ++c) {
+    one_warp_cta(t, c, 0, requests + 1);
+    for (int r = 0; r < requests; ++r) {
+      t << "0010 ffffffff 0 " << opcode << " 2 R2 R4 4 0" << std::hex;
+      const std::uint64_t base = 0x100000000ull + (own ? c * array_bytes : 0);
+      for (int l = 0; l < 32; ++l) t << " 0x" << (counter && l == 0 ? 0x100000000ull + (1ull << 30) + array_bytes : base + 4 * (rnd() % (array_bytes / 4)));
+      t << std::dec << " 0\n";
+    }
+    t << "fff0 ffffffff 0 EXIT 0 0 0\n";
+  }
+  t << "#END_TB\n";
+  return kernel_from_trace_text(t.str(), "gpuperf_test_scatter.traceg");
+}
+
+}  // namespace
+
+// calibrate/atomic_miss_probe.cu (H200): 2.16 M updates hashed over 1 GiB on a flushed L2 took
+// 124-127 us, over 4 MiB 23.6-30.3 us; the model took both at the L2's rate (0.19x for 1 GiB).
+// Updates whose lines spread past the L2's usable share go at the measured DRAM-bound rate.
+TEST_CASE("global atomics spread past the L2's usable share go at the measured miss rate; a footprint that fits does not") {
+  auto g = GpuSpec::from_catalog(shipped_tables(), "h200");
+  CHECK(g.atomic_l2_miss_updates_per_ns == doctest::Approx(16.0));
+  CHECK(g.l2_usable_share == doctest::Approx(0.72));
+  const unsigned grid = 4096;
+  const auto big = std::make_shared<const Kernel>(scattered_atomics(grid, 1ull << 30, 64));
+  const auto small = std::make_shared<const Kernel>(scattered_atomics(grid, 4ull << 20, 64));
+  const KernelAnalysis an_big = analyze(big), an_small = analyze(small);
+  // 8 x 64 x 32 updates on nearly as many distinct lines, grown with the grid (512x): 8.4 M
+  // lines of 1 GiB can hold them all; 4 MiB holds 32,768 lines, which the traced CTAs span.
+  const double updates = 4096.0 * 64 * 32;
+  CHECK(an_big.atomics.updates == doctest::Approx(updates));
+  CHECK(an_big.atomics.footprint_lines == doctest::Approx(updates).epsilon(0.01));
+  CHECK(an_small.atomics.footprint_lines == doctest::Approx(32768).epsilon(0.01));
+  const KernelReport r_big = Predictor(big).predict(g), r_small = Predictor(small).predict(g);
+  const double usable = 0.72 * g.l2_bytes, footprint = an_big.atomics.footprint_lines * 128;
+  const double miss = 1 - usable / footprint;
+  CHECK(r_big.memory.atomic_l2_miss_share == doctest::Approx(miss));
+  CHECK(r_small.memory.atomic_l2_miss_share == 0);
+  // The bound: the misses at 16.0 updates per ns, the hits at the L2's rate (the small
+  // footprint's bound, whose updates all hit).
+  const double miss_cycles = updates * miss / (16.0 * 1000.0 / g.sm_clock_mhz);
+  CHECK(r_big.bounds.atomics == doctest::Approx(miss_cycles + (1 - miss) * r_small.bounds.atomics).epsilon(0.01));
+  CHECK(r_big.bottleneck == Bottleneck::atomics);
+  // Each miss reads its 64 B fill and writes a dirty sector back.
+  CHECK(r_big.memory.dram_read_bytes == doctest::Approx(updates * miss * 64).epsilon(0.001));
+  CHECK(r_big.memory.dram_write_bytes == doctest::Approx(updates * miss * 32).epsilon(0.001));
+  CHECK(r_small.memory.dram_read_bytes == 0);
+  // A counter far from the array adds one line, not the span between them.
+  const auto with_counter = std::make_shared<const Kernel>(scattered_atomics(grid, 4ull << 20, 64, "RED.E.ADD.STRONG.GPU", true));
+  const KernelAnalysis an_counter = analyze(with_counter);
+  CHECK(an_counter.atomics.footprint_lines == doctest::Approx(32768).epsilon(0.01));
+  CHECK(Predictor(with_counter).predict(g).memory.atomic_l2_miss_share == 0);
+  // CTAs on 64 KiB arrays of their own, side by side: the grid's lines grow with it (4,096 x 512
+  // lines, 256 MiB, of which 2,048 updates a CTA touch 1 - e^-4), as its updates do.
+  const auto own = std::make_shared<const Kernel>(scattered_atomics(grid, 64ull << 10, 64, "RED.E.ADD.STRONG.GPU", false, true));
+  const double own_lines = 4096.0 * 512 * (1 - std::exp(-4.0));
+  CHECK(analyze(own).atomics.footprint_lines == doctest::Approx(own_lines).epsilon(0.01));
+  CHECK(Predictor(own).predict(g).memory.atomic_l2_miss_share == doctest::Approx(1 - usable / (own_lines * 128)).epsilon(0.01));
+  // Without the arch table's measurement the miss rate is not modelled: no share, no change.
+  GpuSpec unmeasured = g;
+  unmeasured.atomic_l2_miss_updates_per_ns = 0;
+  const KernelReport r_unmeasured = Predictor(big).predict(unmeasured);
+  CHECK(r_unmeasured.memory.atomic_l2_miss_share == 0);
+  CHECK(r_unmeasured.bounds.atomics == doctest::Approx(r_small.bounds.atomics).epsilon(0.01));
+}
+
+// A returning atomic whose line the L2 no longer holds waits for DRAM (the probe's chains:
+// 711 cycles a step cold, 408 held, 697-712 for ld.cg from DRAM).
+TEST_CASE("a returning atomic that misses L2 waits about a DRAM load's latency") {
+  auto g = GpuSpec::from_catalog(shipped_tables(), "h200");
+  PredictOptions o;
+  o.per_pc = true;
+  const auto big = std::make_shared<const Kernel>(scattered_atomics(4096, 1ull << 30, 16, "ATOMG.E.ADD.STRONG.GPU"));
+  const auto small = std::make_shared<const Kernel>(scattered_atomics(4096, 4ull << 20, 16, "ATOMG.E.ADD.STRONG.GPU"));
+  const KernelReport r_big = Predictor(big).predict(g, o), r_small = Predictor(small).predict(g, o);
+  auto latency = [](const KernelReport& r) {
+    for (const auto& row : r.per_pc)
+      if (row.pc == 0x10) return row.latency;
+    return 0.0;
+  };
+  const double hit = g.l2_hit_latency + g.arch_table().mem("global_atomic_latency_cycles");
+  CHECK(latency(r_small) == doctest::Approx(hit));
+  const double miss = r_big.memory.atomic_l2_miss_share;
+  REQUIRE(miss > 0.8);  // 2.1 M lines (268 MB) against 43 MB usable
+  CHECK(latency(r_big) > hit + miss * (g.dram_latency - hit) - 1);  // the loaded DRAM latency is at least the idle one
 }
 
 }  // namespace gpuperf_test_memory_requests

@@ -92,6 +92,11 @@ struct GpuSpec {
   // free); a kernel started on a cold L2 ends with this share of the L2 still dirty, written
   // back after it (0: every dirtied sector is written back during the kernel).
   double l2_write_rate_fraction = 0, l2_dirty_retained_fraction = 0;
+  // Global atomics whose line the L2 no longer holds (a scattered footprint past its usable
+  // share, l2_usable_share of l2_bytes) go at this rate, updates per ns over the whole GPU: each
+  // fetches its sector from DRAM and evicts a dirty line (0 where unmeasured: at the L2's rate).
+  // A physical rate: a clock what-if keeps the ns.
+  double atomic_l2_miss_updates_per_ns = 0, l2_usable_share = 1;
 
   static std::string fmt(double d) {
     char b[32];
@@ -148,6 +153,8 @@ struct GpuSpec {
     s.l2_store_line_rate_fraction = a.mem("l2_store_line_rate_fraction");
     s.l2_write_rate_fraction = a.mem("l2_write_rate_fraction");
     s.l2_dirty_retained_fraction = a.mem("l2_dirty_retained_fraction");
+    s.atomic_l2_miss_updates_per_ns = a.mem("global_atomic_l2_miss_updates_per_ns");
+    s.l2_usable_share = a.cachev("l2_usable_share");
     return s;
   }
 

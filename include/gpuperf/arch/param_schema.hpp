@@ -74,6 +74,10 @@ inline const std::vector<ParamSpec>& param_schema() {
        0, 16, U::defaulted, 0,
        "not modelled without a measurement: 0 lets global loads pass beside the constant unit "
        "(0.55 on sm_90 only, from calibrate/mio_share_probe.cu)"},
+      {S::memory, "global_atomic_l2_miss_updates_per_ns", "atomic updates per ns, the whole GPU, of updates whose line the L2 no longer holds",
+       0, 1000, U::defaulted, 0,
+       "not modelled without a measurement: 0 leaves atomics that miss L2 at the rate of those that hit "
+       "(16.0 measured on sm_90 only, calibrate/atomic_miss_probe.cu)"},
       {S::memory, "l2_store_line_rate_fraction", "of the L2 read rate in sectors", 0.01, 1, U::defaulted, 0,
        "not modelled without a measurement: 0 leaves store lines at the L2 sector rate (measured 0.28 on sm_90 only)"},
       {S::memory, "barrier_arrival_cycles", "SM cycles per warp reaching a CTA barrier", 0, 100, U::defaulted, 0,
@@ -121,7 +125,9 @@ inline const std::vector<ParamSpec>& param_schema() {
       {S::cache, "l1_assoc", "ways", 1, 1024, U::required},
       {S::cache, "l2_line_bytes", "bytes", 32, 512, U::reference},
       {S::cache, "l2_assoc", "ways", 1, 128, U::required},
-      {S::cache, "l2_usable_share", "of the nominal L2 capacity", 0.1, 1, U::reference},
+      {S::cache, "l2_usable_share", "of the nominal L2 capacity", 0.1, 1, U::defaulted, 1,
+       "estimated: without a measurement the whole nominal L2 holds a scattered footprint (measured 0.72 on sm_90 only); read only for "
+       "atomics beyond it (global_atomic_l2_miss_updates_per_ns)"},
       {S::cache, "l2_read_lookups_per_miss", "L2 read lookups per sector that misses (one that hits: 1)", 1, 4, U::defaulted, 1,
        "estimated: without a measurement the L2 looks up each sector once (measured 1.5 on sm_90 only, whose two L2 halves both look up half of the misses)"},
       {S::cache, "l1_shared_combined_kib", "KiB", 16, 1024, U::defaulted, 128,

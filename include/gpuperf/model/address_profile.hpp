@@ -43,6 +43,25 @@ inline bool is_global_atomic(const StaticInstr& s) {
   return (s.mem_op == MemOp::atomic || s.mem_op == MemOp::reduction) &&
          (s.space == MemSpace::global || s.space == MemSpace::generic);
 }
+// Words a sorted list of distinct words covers: its runs with no gap wider than `gap` words,
+// each of n words spanning s taken as a range of s (n + 1) / (n - 1) (n words at random over a
+// range span (n - 1) / (n + 1) of it), a lone word as one.
+inline double covered_words(const std::vector<std::uint64_t>& sorted, double gap) {
+  double covered = 0;
+  for (std::size_t i = 0; i < sorted.size();) {
+    std::size_t j = i;
+    while (j + 1 < sorted.size() && static_cast<double>(sorted[j + 1] - sorted[j]) <= gap) ++j;
+    const double n = static_cast<double>(j - i + 1), span = static_cast<double>(sorted[j] - sorted[i] + 1);
+    covered += n > 1 ? span * (n + 1) / (n - 1) : 1.0;
+    i = j + 1;
+  }
+  return covered;
+}
+// Atomic words further apart than this (2 MiB, a large page) and than 8 times their mean
+// spacing lie in different arrays (covered_words). Estimated: large allocations are 2 MiB
+// aligned, and a gap of 8 mean spacings arises by chance once in e^8 (3,000) gaps.
+inline constexpr double kAtomicRangeGapWords = (2.0 * 1024 * 1024) / 4;
+
 // A floating-point atomic (the L2 serves them on one word at the f32 rate).
 inline bool is_float_atomic(const StaticInstr& s) {
   return s.opcode.find(".F32") != std::string::npos || s.opcode.find(".F16") != std::string::npos ||
@@ -432,6 +451,8 @@ class AddressProfiler {
       }
     if (!words_here.empty()) {
       per_cta_distinct_ += static_cast<double>(words_here.size());
+      cta_words_.emplace_back(words_here.begin(), words_here.end());
+      std::sort(cta_words_.back().begin(), cta_words_.back().end());
       ++ctas_with_atomics_;
     }
   }
@@ -458,6 +479,28 @@ class AddressProfiler {
     const double extent_lines = static_cast<double>(highest_word_ - lowest_word_ + 1) * 4 * grow / 128;
     a.atomics.effective_lines = std::min(traced_lines * grow, std::max(traced_lines, extent_lines));
     a.atomics.hot_updates = hot * a.atomic_scale / grow;
+    // The lines the grid's updates occupy in L2: the traced distinct lines, grown as the words
+    // are, within the extent the grid can reach: the ranges the traced words cover (arrays
+    // apart, a counter far from them, count apart, not the span between them), grown from the
+    // first half of the traced CTAs to all of them as n^e (CTAs on regions of their own side
+    // by side: e = 1; CTAs scattering over one array: e = 0).
+    auto covered_by = [&](std::size_t ctas, double gap) {
+      std::vector<std::uint64_t> w;
+      for (std::size_t c = 0; c < ctas; ++c) w.insert(w.end(), cta_words_[c].begin(), cta_words_[c].end());
+      std::sort(w.begin(), w.end());
+      w.erase(std::unique(w.begin(), w.end()), w.end());
+      return covered_words(w, gap);
+    };
+    const double gap = std::max(kAtomicRangeGapWords, 8.0 * static_cast<double>(highest_word_ - lowest_word_ + 1) / distinct);
+    const double union_extent = covered_by(cta_words_.size(), gap);
+    double grid_extent = union_extent;
+    if (cta_words_.size() >= 2) {
+      const double half = covered_by(cta_words_.size() / 2, gap);
+      const double e = std::clamp(std::log(union_extent / half) / std::log(static_cast<double>(cta_words_.size()) / (cta_words_.size() / 2)), 0.0, 1.0);
+      grid_extent = union_extent * std::pow(std::max(1.0, a.scale), e);
+    }
+    const double distinct_lines = static_cast<double>(line_passes_.size());
+    a.atomics.footprint_lines = std::min(distinct_lines * grow, std::max(distinct_lines, grid_extent * 4 / 128));
   }
 
   // The reuse profile of `warps` interleaved (L1: one CTA's; L2: the window's, whose stores'
@@ -593,6 +636,7 @@ class AddressProfiler {
   std::size_t windows_ = 0, window_ctas_ = 0, first_window_ctas_ = 0;
   std::unordered_map<std::uint64_t, double> word_updates_, line_passes_;
   double per_cta_distinct_ = 0, atomic_ints_ = 0, atomic_floats_ = 0, atomic_updates_ = 0;
+  std::vector<std::vector<std::uint64_t>> cta_words_;  // each traced CTA's distinct atomic words, sorted
   std::uint64_t lowest_word_ = UINT64_MAX, highest_word_ = 0;  // the traced atomics' address extent, in words
   std::size_t ctas_with_atomics_ = 0;
   bool saw_addresses_ = false;

@@ -35,13 +35,16 @@ inline double mio(double wavefronts_per_sm, double rate) { return rate > 0 ? wav
 // measurement is faster (words sharing a line's sectors; the two curves agree within 10 % on
 // consecutive words), float ops at the f32 / u32 ratio measured over as many words. Without a
 // lines curve: the rate measured over as many consecutive words.
+// `miss_share` of the ops find their line gone from L2 and go at `miss_rate` ops a cycle instead
+// (memory_model.hpp: atomic_l2_miss_share), the others at the L2's rate.
 inline double atomics(double ops_int, double ops_float, double effective_words, double effective_lines, double hot_updates,
-                      const Curve& rate_int, const Curve* rate_float, const Curve* rate_lines) {
+                      const Curve& rate_int, const Curve* rate_float, const Curve* rate_lines, double miss_share = 0, double miss_rate = 0) {
   const Curve& rf = rate_float ? *rate_float : rate_int;
   const double k = std::max(1.0, effective_words);
   const double int_rate = std::max(rate_int.at(k), rate_lines ? rate_lines->at(std::max(1.0, effective_lines)) : 0.0);
   const double float_rate = int_rate * rf.at(k) / rate_int.at(k);
-  const double spread = ops_int / int_rate + ops_float / float_rate;
+  const double missed = miss_rate > 0 ? std::clamp(miss_share, 0.0, 1.0) : 0.0;
+  const double spread = (1 - missed) * (ops_int / int_rate + ops_float / float_rate) + (missed > 0 ? missed * (ops_int + ops_float) / miss_rate : 0.0);
   const double hot_rate = ops_float > ops_int ? rf.at(1) : rate_int.at(1);
   return std::max(spread, hot_updates / hot_rate);
 }

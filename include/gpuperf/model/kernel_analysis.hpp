@@ -146,6 +146,7 @@ struct AtomicProfile {
   double hot_updates = 0;             // updates of the most-updated word, scaled to the grid
   double effective_words = 0;         // participation ratio (sum c)^2 / sum c^2, for the grid
   double effective_lines = 0;         // the same over 128 B lines, of their passes: what spreads the ops over the L2's slices
+  double footprint_lines = 0;         // distinct 128 B lines the grid's updates occupy (traced inputs; 0: unknown)
   double busiest_slice_ops = 0;       // counts-only inputs: the profile's ops on its busiest L2 slice (no addresses)
   double float_share = 0;             // counts-only inputs: float atomics' share of the global atomic executions
   bool present() const { return ops_int + ops_float + busiest_slice_ops > 0; }

@@ -34,6 +34,7 @@ struct PcMemory {
   // For a load's wait (pc_latency): h1 and h2 of whole requests, which hit only where all their
   // sectors do. Equal to h1 and h2 where the profile has no requests that miss apart.
   double h1_request = 0, h2_request = 0;
+  double atomic_miss = 0;      // global atomics: share of updates whose line the L2 no longer holds (fetched from DRAM)
   double latency = 0;          // average result latency, cycles
   double dram_sectors = 0, l2_sectors = 0;
   double l1_wavefronts = 0;    // global-like: the L1 wavefronts of its requests on this GPU, scaled to the grid
@@ -144,6 +145,7 @@ struct GridL2 {
                              // from a previous launch (warm_l2_fraction; 0 for cold runs)
   double hold = 1;           // share of the grid's cross-CTA reuses the L2 still holds (grid_reuse_hold)
   double window_bytes = 0;   // the L2 capacity a profile's own reuse distances are compared with (window_l2_bytes)
+  double atomic_miss = 0;    // share of the global atomics' updates whose line the L2 no longer holds (atomic_l2_miss_share)
 };
 
 // A traced load's hit rates as whole requests: a warp's load waits for its last sector, so
@@ -391,6 +393,13 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const GpuSpec& 
   double sectors = p.sectors;
   m.l2_sectors = is_atomic ? p.requests : sectors * (1 - m.h1);
   m.dram_sectors = is_atomic ? 0 : sectors * (1 - m.h1) * (1 - m.h2);
+  if (is_atomic) {
+    // An update whose line the L2 no longer holds reads its fill (l2_fill_bytes) from DRAM and
+    // evicts a dirty sector, written back (calibrate/atomic_miss_probe.cu, 1 GiB: 56 B read and
+    // 35 B written a modelled miss).
+    m.atomic_miss = l2.atomic_miss;
+    m.dram_sectors = sectors * m.atomic_miss * (a.cachev("l2_fill_bytes") + assume::sector_bytes) / assume::sector_bytes;
+  }
   if (is_store && p.has_profile) {
     // The L2 writes back: a store reaches DRAM once per sector the kernel dirties, whether or
     // not its line was in L2 (a read-modify-write of y in y = a*x + y still writes y back),
@@ -430,7 +439,13 @@ inline double pc_latency(const StaticInstr& s, const PcStats& p, const InstrDesc
   if (!global_like(s.space)) return d.latency;
   const bool is_store = s.mem_op == MemOp::store;
   const bool is_atomic = s.mem_op == MemOp::atomic || s.mem_op == MemOp::reduction;
-  if (is_atomic) return g.l2_hit_latency + a.mem("global_atomic_latency_cycles");
+  if (is_atomic) {
+    // An update the L2 misses on waits for its sector from DRAM: a dependent chain of such
+    // updates takes a DRAM load's latency a step (calibrate/atomic_miss_probe.cu: 711 cycles
+    // against 697-712 for ld.cg and 408 for an update the L2 holds).
+    const double hit = g.l2_hit_latency + a.mem("global_atomic_latency_cycles");
+    return hit + m.atomic_miss * std::max(0.0, dram_latency - hit);
+  }
   if (is_store) return g.l1_hit_latency;  // stores complete at L1 from the warp's point of view
   // No lane accessed memory: no wait for data (calibrate/predicated_off_load.cu measured such a
   // load 18 cycles under an L1 hit in a chain); the L1 hit latency is an upper estimate.
@@ -585,6 +600,20 @@ inline BulkCopyTraffic bulk_copy_traffic(const Kernel& k, const ProfiledTraffic&
 // their place (or overwrites, where its data fit: warm_fraction).
 inline double dirty_retained_bytes(const GpuSpec& g, bool cold_l2) { return cold_l2 ? g.l2_dirty_retained_fraction * g.l2_bytes : 0.0; }
 
+// Of a grid's global atomic updates, the share whose line the L2 no longer holds: updates
+// spread over more lines than the L2's usable share holds find a held line in usable / footprint
+// of the cases (uniform reuse over the lines, at random), the rest miss. A footprint that fits
+// misses on its first touches only, which cost no more than hits where no dirty line is evicted
+// (calibrate/atomic_miss_probe.cu: 4 MiB on a flushed L2 as fast as on a warm one), so those are
+// not counted. The footprint is the distinct lines of the grid's updates (footprint_lines);
+// count-only inputs have none (0). 0 where the arch table measured no miss rate.
+inline double atomic_l2_miss_share(const AtomicProfile& at, const GpuSpec& g) {
+  if (!(g.atomic_l2_miss_updates_per_ns > 0) || !(at.footprint_lines > 0)) return 0;
+  const double footprint = at.footprint_lines * assume::sector_bytes * assume::sectors_per_line;
+  const double usable = g.l2_usable_share * g.l2_bytes;
+  return footprint > usable ? 1 - usable / footprint : 0.0;
+}
+
 // l1: l1_sharing(an, g, o), which the caller also keys its cache by.
 inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, const Occupancy& o, const detail::L1Sharing& l1, double warm_fraction,
                                 bool cold_l2) {
@@ -598,7 +627,8 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
     r.prof.l1_load_hit = detail::l1_hit_beside_own_sectors(k, an, r.prof);
     detail::l2_hit_beside_kernel_stores(k, an, g.l2_bytes, r.prof);
   }
-  const detail::GridL2 grid_l2{warm_fraction, grid_reuse_hold(an, g), window_l2_bytes(an, g, o)};
+  const detail::GridL2 grid_l2{warm_fraction, grid_reuse_hold(an, g), window_l2_bytes(an, g, o), atomic_l2_miss_share(an.atomics, g)};
+  ms.atomic_l2_miss_share = grid_l2.atomic_miss;
   if (r.prof.present) {
     ms.rates_profiled_on = k.profiled_traffic.gpu.empty() ? "the profiled GPU" : k.profiled_traffic.gpu;
     ms.profiled_l2_ratio = r.prof.l2_ratio;
@@ -628,6 +658,8 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
         if (!detail::uses_profiled_rates(p, r.prof)) own_dirty_sectors += m.dram_sectors;
       } else {
         ms.atomic_requests += p.requests;
+        ms.dram_read_bytes += p.sectors * m.atomic_miss * g.arch_table().cachev("l2_fill_bytes");
+        ms.dram_write_bytes += p.sectors * m.atomic_miss * assume::sector_bytes;
       }
       ms.l2_bytes += m.l2_sectors * assume::sector_bytes;
       // When: the DRAM sectors with the PC's first touches, the L2's other sectors with its reuses.
@@ -717,7 +749,9 @@ inline void add_memory_bounds(Bounds& b, const MemoryStats& ms, const AtomicProf
   if (g.atomic_rate && at.present()) {
     const Curve* lines = g.atomic_rate_lines ? &*g.atomic_rate_lines : nullptr;
     const Curve* f32 = g.atomic_rate_f32 ? &*g.atomic_rate_f32 : nullptr;
-    b.atomics = std::max(bound::atomics(at.ops_int, at.ops_float, at.effective_words, at.effective_lines, at.hot_updates, *g.atomic_rate, f32, lines),
+    const double miss_per_cycle = g.atomic_l2_miss_updates_per_ns * 1000.0 / g.sm_clock_mhz;
+    b.atomics = std::max(bound::atomics(at.ops_int, at.ops_float, at.effective_words, at.effective_lines, at.hot_updates, *g.atomic_rate, f32, lines,
+                                        ms.atomic_l2_miss_share, miss_per_cycle),
                          bound::atomics_busiest_slice(at.busiest_slice_ops, at.float_share, *g.atomic_rate, f32, lines));
   }
   b.memory_phases = bound::memory_phases(b.dram, b.l2, ms.dram_phase_share, ms.l2_phase_share);

@@ -145,6 +145,7 @@ struct MemoryStats {
   std::string rates_profiled_on;             // counts-only input: hit rates from this GPU's profile counters
   double profiled_l2_ratio = 1;              // target L2 / profiled L2 the rates were carried over by
   double dram_read_bytes = 0, dram_write_bytes = 0, l2_bytes = 0;
+  double atomic_l2_miss_share = 0;           // global atomics' updates whose line the L2 no longer holds
   double avg_load_latency = 0;               // cycles
   // Shares of the DRAM and L2 sectors, and of the global atomics' sectors, in each phase of the
   // warps' streams (PcStats::phase_first); all 0 without addresses.

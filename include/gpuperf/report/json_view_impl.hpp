@@ -51,7 +51,7 @@ GPUPERF_FUNC nlohmann::json to_json(const KernelReport& k) {
                  {"shared_requests", json_count(m.shared_requests)}, {"shared_wavefronts", json_count(m.shared_wavefronts)},
                  {"l1_hit_rate", m.l1_hit_rate}, {"l2_hit_rate", m.l2_hit_rate}, {"hit_rates_assumed", m.hit_rates_assumed},
                  {"hit_rates_profiled_on", m.rates_profiled_on}, {"hit_rate_basis", hit_rate_basis(m)}, {"dram_read_bytes", m.dram_read_bytes}, {"dram_write_bytes", m.dram_write_bytes},
-                 {"l2_bytes", m.l2_bytes}, {"avg_load_latency_cycles", m.avg_load_latency}};
+                 {"l2_bytes", m.l2_bytes}, {"atomic_l2_miss_share", m.atomic_l2_miss_share}, {"avg_load_latency_cycles", m.avg_load_latency}};
   const auto& r = k.roofline;
   j["roofline"] = {{"flops", {{"fp16", r.flops_fp16}, {"fp32", r.flops_fp32}, {"fp64", r.flops_fp64}, {"tensor", r.flops_tensor}}},
                    {"bytes", {{"l1", r.bytes_l1}, {"l2", r.bytes_l2}, {"dram", r.bytes_dram}}},

@@ -53,6 +53,8 @@ GPUPERF_FUNC std::string to_text(const KernelReport& k, bool per_pc, std::size_t
   line("cache hit rates", "L1 " + fmtd("%.1f%%", 100 * m.l1_hit_rate) + ", L2 " + fmtd("%.1f%%", 100 * m.l2_hit_rate) + (m.hit_rates_assumed ? "  (assumed)" : "") +
                               (m.rates_profiled_on.empty() ? "" : "  (from the " + m.rates_profiled_on + " profile's counters)"));
   line("DRAM traffic", detail::human_bytes(m.dram_read_bytes) + " read, " + detail::human_bytes(m.dram_write_bytes) + " written; L2 " + detail::human_bytes(m.l2_bytes));
+  if (m.atomic_l2_miss_share > 0)
+    line("global atomics", fmtd("%.0f%%", 100 * m.atomic_l2_miss_share) + " of updates miss L2 (their lines spread past its usable share), each from DRAM");
   if (m.shared_requests > 0) line("shared memory", detail::human_count(m.shared_requests) + " requests, " + fmtd("%.2f", m.shared_wavefronts / m.shared_requests) + " wavefronts each");
   const auto& r = k.roofline;
   if (r.total_flops() > 0)
