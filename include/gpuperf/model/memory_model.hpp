@@ -274,6 +274,15 @@ inline double l2_profile_hit_rate(const PcStats& p, double own_bytes, double sha
   return (expected_hits(own, own_bytes, block, assoc) + expected_hits(p.l2_cross_cta_hist, shared_bytes, block, assoc)) / total;
 }
 
+// DRAM bytes of a global atomic's sectors that miss L2 (share `miss`): each reads its fill
+// (l2_fill_bytes) and evicts a dirty sector, written back.
+struct AtomicMissBytes {
+  double read = 0, written = 0;
+};
+inline AtomicMissBytes atomic_miss_dram_bytes(double sectors, double miss, const ArchTable& a) {
+  return {sectors * miss * a.cachev("l2_fill_bytes"), sectors * miss * assume::sector_bytes};
+}
+
 // Hit rates and traffic of one PC (what depends on the cache sizes, never on a latency).
 // prof: hit rates from the input's profiled memory counters (counts-only inputs), used where
 // the PC has no reuse profile of its own.
@@ -398,7 +407,8 @@ inline PcMemory pc_rates(const StaticInstr& s, const PcStats& p, const GpuSpec& 
     // evicts a dirty sector, written back (calibrate/atomic_miss_probe.cu, 1 GiB: 56 B read and
     // 35 B written a modelled miss).
     m.atomic_miss = l2.atomic_miss;
-    m.dram_sectors = sectors * m.atomic_miss * (a.cachev("l2_fill_bytes") + assume::sector_bytes) / assume::sector_bytes;
+    const AtomicMissBytes b = atomic_miss_dram_bytes(sectors, m.atomic_miss, a);
+    m.dram_sectors = (b.read + b.written) / assume::sector_bytes;
   }
   if (is_store && p.has_profile) {
     // The L2 writes back: a store reaches DRAM once per sector the kernel dirties, whether or
@@ -658,8 +668,9 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
         if (!detail::uses_profiled_rates(p, r.prof)) own_dirty_sectors += m.dram_sectors;
       } else {
         ms.atomic_requests += p.requests;
-        ms.dram_read_bytes += p.sectors * m.atomic_miss * g.arch_table().cachev("l2_fill_bytes");
-        ms.dram_write_bytes += p.sectors * m.atomic_miss * assume::sector_bytes;
+        const detail::AtomicMissBytes b = detail::atomic_miss_dram_bytes(p.sectors, m.atomic_miss, g.arch_table());
+        ms.dram_read_bytes += b.read;
+        ms.dram_write_bytes += b.written;
       }
       ms.l2_bytes += m.l2_sectors * assume::sector_bytes;
       // When: the DRAM sectors with the PC's first touches, the L2's other sectors with its reuses.
