@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "case_filter.cuh"
 #include "cuda_check.cuh"
 #include "event_timing.cuh"
 #include "l2_flush.cuh"
@@ -99,15 +100,6 @@ __global__ void scatter(unsigned* a, unsigned words, int updates, unsigned* sink
   if (Form != 0 && acc == 0xdeadbeef) *sink = acc;
 }
 
-bool selected(const std::string& only, const std::string& name) {
-  if (only.empty()) return true;
-  for (size_t at = 0; at <= only.size();) {
-    const size_t end = std::min(only.find(',', at), only.size());
-    if (end > at && name.compare(0, end - at, only, at, end - at) == 0) return true;
-    at = end + 1;
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -140,7 +132,7 @@ int main(int argc, char** argv) {
     CK(cudaMemset(a, 0, 1ull << 30));
     for (App c : {App{"red-4m", 0, 4ull << 20}, App{"red-1g", 0, 1ull << 30}, App{"atom-4m", 1, 4ull << 20}, App{"atom-1g", 1, 1ull << 30},
                   App{"chain-4m", 2, 4ull << 20}, App{"chain-1g", 2, 1ull << 30}, App{"red-64m", 0, 64ull << 20}, App{"red-256m", 0, 256ull << 20}}) {
-      if (!selected(only, c.name)) continue;
+      if (!case_selected(only, c.name)) continue;
       const unsigned words = static_cast<unsigned>(c.bytes / 4);
       flush();
       if (c.form == 0) scatter<0><<<sms * 4, 256>>>(a, words, 16, sink);
@@ -167,7 +159,7 @@ int main(int argc, char** argv) {
           else scatter<1><<<ctas, threads>>>(a, words, updates, sink);
         };
         const std::string name = std::string(form == 0 ? "red-" : "atom-") + std::to_string(mib) + "m";
-        if (!selected(only, name)) continue;
+        if (!case_selected(only, name)) continue;
         const LaunchTimes warm = time_launches(4, launch);  // each after the last: the L2 holds what fits
         const LaunchTimes cold = time_launches(4, [&](int) { flush(); }, launch);
         CK(cudaGetLastError());
@@ -202,7 +194,7 @@ int main(int argc, char** argv) {
     const bool warm = std::string(sp.name).rfind("l2", 0) == 0;
     for (int op : {kLoad, kAtomic}) {
       const std::string name = std::string(sp.name) + (op == kLoad ? "-ld" : "-atom");
-      if (!selected(only, name)) continue;
+      if (!case_selected(only, name)) continue;
       std::vector<std::pair<int, int>> shapes;  // (lanes, warps per SM)
       if (mode == "chain") shapes = {{1, 0}};
       else shapes = {{32, 1}, {32, 4}, {32, 8}, {32, 16}, {32, 32}};

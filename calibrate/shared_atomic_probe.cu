@@ -42,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "case_filter.cuh"
 #include "cuda_check.cuh"
 
 enum Form { kLds, kSts, kInc, kAdd, kAddRet, kMax, kFadd, kCas, kExch, kForms };
@@ -183,15 +184,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s rate|chain|profile|app [form-pattern prefixes, comma-separated]\n", argv[0]);
     return 2;
   }
-  auto selected = [&](const std::string& name) {
-    if (only.empty()) return true;
-    for (size_t at = 0; at <= only.size();) {
-      const size_t end = std::min(only.find(',', at), only.size());
-      if (end > at && name.compare(0, end - at, only, at, end - at) == 0) return true;
-      at = end + 1;
-    }
-    return false;
-  };
+  auto selected = [&](const std::string& name) { return case_selected(only, name); };
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;
