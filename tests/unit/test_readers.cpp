@@ -560,6 +560,45 @@ TEST_CASE("ncu: the busiest L2 slice's atomic and reduction ops are read where t
   std::filesystem::remove(raw);
 }
 
+// The raw page of ncu_launched_twice, plain, with columns added: `added` names each and gives
+// the first launch's value (the others' left blank), in sectors.
+static std::string raw_with_added_columns(const std::vector<std::pair<std::string, std::string>>& added) {
+  LineReader lr(kFix + "/ncu_launched_twice/ncu_raw.csv.xz");
+  std::string_view line;
+  std::vector<std::string> f;
+  std::ostringstream out;
+  int row = 0;
+  while (lr.next(line)) {
+    csv::split(line, f, "raw", lr.line_number());
+    for (const auto& [name, value] : added) f.push_back(row == 0 ? name : row == 1 ? "sector" : row == 2 ? value : "");
+    ++row;
+    for (std::size_t i = 0; i < f.size(); ++i) out << (i ? "," : "") << '"' << f[i] << '"';
+    out << "\n";
+  }
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "gpuperf_test_added_columns_raw.csv";
+  std::ofstream(file) << out.str();
+  return file.string();
+}
+
+TEST_CASE("ncu: the atomics' and reductions' L2 misses are read where the raw page has both, and checked") {
+  const std::string source = kFix + "/ncu_launched_twice/ncu_source.csv.xz";
+  const std::string raw = raw_with_added_columns({{"lts__t_sectors_op_atom_lookup_miss.sum", "12"}, {"lts__t_sectors_op_red_lookup_miss.sum", "1,647,426"}});
+  Application app = load(std::vector<std::string>{source, raw});
+  REQUIRE(app.kernels.size() == 18);
+  REQUIRE(app.kernels[0].profiled_traffic.l2_atomic_miss_sectors.has_value());
+  CHECK(*app.kernels[0].profiled_traffic.l2_atomic_miss_sectors == 1647438);
+  CHECK_FALSE(app.kernels[1].profiled_traffic.l2_atomic_miss_sectors.has_value());  // blank: not counted
+  // One kind alone would leave the other's misses out: not taken.
+  const std::string one = raw_with_added_columns({{"lts__t_sectors_op_red_lookup_miss.sum", "5"}});
+  CHECK_FALSE(load(std::vector<std::string>{source, one}).kernels[0].profiled_traffic.l2_atomic_miss_sectors.has_value());
+  const std::string bad = raw_with_added_columns({{"lts__t_sectors_op_atom_lookup_miss.sum", "nan"}, {"lts__t_sectors_op_red_lookup_miss.sum", "5"}});
+  CHECK_THROWS_WITH(load(std::vector<std::string>{source, bad}),
+                    doctest::Contains("column 'lts__t_sectors_op_atom_lookup_miss.sum': expected a non-negative sector count, found 'nan'"));
+  // The reductions' sectors, which the fixture's profile has, are read beside the atomics'.
+  CHECK(app.kernels[0].profiled_traffic.l2_reduction_sectors >= 0);
+  std::filesystem::remove(raw);
+}
+
 TEST_CASE("ncu: the instructions' spread over the sub-partitions is read where the raw page has it, and checked") {
   const std::string source = kFix + "/ncu_launched_twice/ncu_source.csv.xz";
   const std::string raw = raw_with_first_launch({{"smsp__inst_executed.max", "3,490"}, {"smsp__inst_executed.avg", "1,000"}});

@@ -171,6 +171,11 @@ struct ProfiledTraffic {
   // second slice forwards it (a one-word reduction: 24592 summed, 16384 on its slice), so the
   // busiest slice, not the sum, is what an atomic unit served.
   double l2_atomic_ops_busiest_slice = 0;
+  // Reductions' sectors (ncu's op_red; 0 where the profile lacks the column), and the atomics'
+  // and reductions' L2 lookup misses together (op_atom and op_red lookup_miss; absent in
+  // profiles taken before tools/collect asked for them).
+  double l2_reduction_sectors = 0;
+  std::optional<double> l2_atomic_miss_sectors;
   double dram_read_bytes = 0, dram_write_bytes = 0;
   // How the profiled run's warp instructions fell on the SMs' sub-partitions: the busiest one's
   // and the mean over all of them (ncu's smsp__inst_executed max and avg; counts of work, not

@@ -276,6 +276,10 @@ inline ProfiledTraffic read_traffic(const std::vector<std::string>& header, cons
   // The busiest slice's atomics and reductions, where the profile has them (older sets lack them).
   for (const char* name : {"lts__t_sectors_op_atom.max", "lts__t_sectors_op_red.max"})
     if (auto i = optional_column(name)) t.l2_atomic_ops_busiest_slice += checked(*i, false);
+  if (auto i = optional_column("lts__t_sectors_op_red.sum")) t.l2_reduction_sectors = checked(*i, false);
+  // The atomics' L2 misses where the profile has both columns (one alone would miss a kind).
+  const auto atom_miss = optional_column("lts__t_sectors_op_atom_lookup_miss.sum"), red_miss = optional_column("lts__t_sectors_op_red_lookup_miss.sum");
+  if (atom_miss && red_miss) t.l2_atomic_miss_sectors = checked(*atom_miss, false) + checked(*red_miss, false);
   // The instructions' spread over the sub-partitions and the SMs of the run, where present.
   const std::pair<const char*, double*> spread[] = {{"smsp__inst_executed.max", &t.busiest_subpartition_instructions},
                                                     {"smsp__inst_executed.avg", &t.mean_subpartition_instructions},
