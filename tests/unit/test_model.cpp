@@ -1981,6 +1981,54 @@ TEST_CASE("counts-only input: global atomics are bound by the profile's busiest 
   CHECK(Predictor(kernel("REDG.E.ADD.STRONG.GPU [R2.64], R4", &none)).predict(h100).bounds.atomics == 0);
 }
 
+// calibrate/atomic_miss_probe.cu's app launches on the H200, from their Nsight Compute profiles:
+// 2.16 M RED updates hashed over 64 MiB took 70.8 us (1 GiB: 124.8 us), the count path gave
+// both 27.7 us, the L2's rate. The profile's atomic L2 misses (1.647 M of 3.244 M sectors over
+// 64 MiB) past the lines the L2 holds go at the measured miss rate; over 4 MiB (131,072 misses,
+// fewer than the L2's lines) none does.
+TEST_CASE("counts-only input: atomics a profile counted missing L2 past the lines it holds go at the measured miss rate") {
+  auto h200 = GpuSpec::from_catalog(tables(), "h200");
+  REQUIRE(h200.atomic_l2_miss_updates_per_ns > 0);
+  const double updates = 132.0 * 4 * 256 * 16, busiest_slice = 34908;
+  ProfiledTraffic t;
+  t.present = true;
+  t.gpu = "NVIDIA H200";
+  t.l2_bytes = 60.0 * 1024 * 1024;
+  t.l2_atomic_ops_busiest_slice = busiest_slice;
+  t.l2_reduction_sectors = 3.244e6;
+  auto kernel = [&](std::optional<double> misses) {
+    auto k = counted_kernel("scatter", 256, 132 * 4, 10, {{"REDG.E.ADD.STRONG.GPU [R2.64], R5", updates / 32}, {"EXIT", 132.0 * 4 * 8}});
+    k->profiled_traffic = t;
+    k->profiled_traffic.l2_atomic_miss_sectors = misses;
+    return k;
+  };
+  const KernelReport unknown = Predictor(kernel(std::nullopt)).predict(h200), fits = Predictor(kernel(131072)).predict(h200),
+                     spread = Predictor(kernel(1.647e6)).predict(h200);
+  const double held_lines = h200.l2_usable_share * h200.l2_bytes / 128, miss = (1.647e6 - held_lines) / 3.244e6;
+  CHECK(miss == doctest::Approx(0.40).epsilon(0.02));
+  CHECK(unknown.memory.atomic_l2_miss_share == 0);
+  CHECK(fits.memory.atomic_l2_miss_share == 0);
+  CHECK(fits.cycles == unknown.cycles);
+  CHECK(spread.memory.atomic_l2_miss_share == doctest::Approx(miss));
+  CHECK(spread.memory.atomic_l2_miss_profiled);
+  // The misses go at 16 updates per ns over the GPU (of the 2.16 M lane updates, fewer than the
+  // profile's 3.24 M sectors), the rest on the busiest slice at its rate.
+  const double miss_cycles = miss * updates / (h200.atomic_l2_miss_updates_per_ns * 1000 / h200.sm_clock_mhz);
+  CHECK(spread.bounds.atomics == doctest::Approx(miss_cycles + (1 - miss) * unknown.bounds.atomics).epsilon(0.001));
+  CHECK(spread.bottleneck == Bottleneck::atomics);
+  CHECK(spread.time_us > 2 * unknown.time_us);
+  // Each missing sector reads its fill and writes a dirty sector back.
+  const double sectors = analyze(kernel(1.647e6)).pcs[0].sectors;
+  REQUIRE(sectors > 0);
+  CHECK(spread.memory.dram_write_bytes - unknown.memory.dram_write_bytes == doctest::Approx(sectors * miss * 32).epsilon(0.01));
+  // The text says where the share came from.
+  CHECK(to_text(spread).find("of updates miss L2 (the profile's atomic misses past the lines it holds)") != std::string::npos);
+  // An arch table without the measured miss rate models none.
+  GpuSpec unmeasured = h200;
+  unmeasured.atomic_l2_miss_updates_per_ns = 0;
+  CHECK(Predictor(kernel(1.647e6)).predict(unmeasured).memory.atomic_l2_miss_share == 0);
+}
+
 TEST_CASE("warp queueing: mean value analysis of warps sharing one resource between latencies") {
   // One warp never queues: its latency plus its service.
   CHECK(closed_queue_round_cycles(1, 5, 10) == doctest::Approx(15));

@@ -133,14 +133,20 @@ inline void indexed_constant_loads(const Kernel& k, KernelAnalysis& a) {
 // (its ops counter) and the float share of the executed global atomics stand in for them.
 inline void profiled_atomics(const Kernel& k, KernelAnalysis& a) {
   if (!k.profiled_traffic.present || !(k.profiled_traffic.l2_atomic_ops_busiest_slice > 0)) return;
-  double all = 0, floats = 0;
+  double all = 0, floats = 0, lanes = 0;
   for (std::size_t i = 0; i < k.program.size(); ++i)
     if (is_global_atomic(k.program[i])) {
       all += a.pcs[i].warp_exec;
+      lanes += a.pcs[i].thread_exec;
       if (is_float_atomic(k.program[i])) floats += a.pcs[i].warp_exec;
     }
   a.atomics.busiest_slice_ops = k.profiled_traffic.l2_atomic_ops_busiest_slice;
   a.atomics.float_share = all > 0 ? floats / all : 0;
+  // An op is a pass over a sector: lanes on one sector share it, and ncu's sum over the slices
+  // counts a forwarded op twice (calibrate/atomic_miss_probe.cu: 3.24 M sectors of 2.16 M
+  // updates, each its own sector), so neither count alone is the ops.
+  const double sectors = k.profiled_traffic.l2_atomic_sectors + k.profiled_traffic.l2_reduction_sectors;
+  a.atomics.profiled_ops = lanes > 0 && sectors > 0 ? std::min(lanes, sectors) : std::max(lanes, sectors);
 }
 
 // Count-only inputs: loads that share an address base register read neighbouring data

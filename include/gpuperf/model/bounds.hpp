@@ -52,12 +52,14 @@ inline double atomics(double ops_int, double ops_float, double effective_words, 
 // with all ops on one line, which one slice serves, float ops (their share of the atomics) at
 // the f32 rate on one word. Measured with ncu on the H100: in every pattern of the rate curves
 // the busiest slice served 0.66-0.85 ops per cycle (one line: 0.686), so the bound is at most
-// 20 % slow where the ops spread over every slice.
+// 20 % slow where the ops spread over every slice. `miss_share` of the kernel's `ops` find their
+// line gone from L2 and go at `miss_rate` ops a cycle over the whole GPU instead.
 inline double atomics_busiest_slice(double slice_ops, double float_share, const Curve& rate_int, const Curve* rate_float,
-                                    const Curve* rate_lines) {
+                                    const Curve* rate_lines, double miss_share = 0, double ops = 0, double miss_rate = 0) {
   const double int_rate = rate_lines ? rate_lines->at(1) : rate_int.at(1);
   const double float_rate = int_rate * (rate_float ? rate_float->at(1) : rate_int.at(1)) / rate_int.at(1);
-  return slice_ops * ((1 - float_share) / int_rate + float_share / float_rate);
+  const double missed = miss_rate > 0 ? std::clamp(miss_share, 0.0, 1.0) : 0.0;
+  return (1 - missed) * slice_ops * ((1 - float_share) / int_rate + float_share / float_rate) + (missed > 0 ? missed * ops / miss_rate : 0.0);
 }
 // Cycles a DRAM access takes beyond the idle latency when `warps` warps of the SM each keep
 // one request in flight: the measured curve's rise over its lightest load (0 below it).

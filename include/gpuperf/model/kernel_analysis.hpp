@@ -149,6 +149,7 @@ struct AtomicProfile {
   double footprint_lines = 0;         // distinct 128 B lines the grid's updates occupy (traced inputs; 0: unknown)
   double busiest_slice_ops = 0;       // counts-only inputs: the profile's ops on its busiest L2 slice (no addresses)
   double float_share = 0;             // counts-only inputs: float atomics' share of the global atomic executions
+  double profiled_ops = 0;            // counts-only inputs: L2 atomic ops, the lesser of the lanes' updates and the profile's sectors
   bool present() const { return ops_int + ops_float + busiest_slice_ops > 0; }
 };
 

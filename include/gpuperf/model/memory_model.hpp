@@ -624,6 +624,21 @@ inline double atomic_l2_miss_share(const AtomicProfile& at, const GpuSpec& g) {
   return footprint > usable ? 1 - usable / footprint : 0.0;
 }
 
+// The same share from a profile's counters, where it counted the atomics' L2 misses (count-only
+// inputs have no lines to spread). Each update that misses takes a line: the first misses, as
+// many as the target's L2 holds of usable lines, take lines no update dirtied, as cheap as hits
+// (the 4 MiB case above); past them each one evicts a dirty line. Of the probe's updates on the
+// H200 that gives 0 (4 MiB), 0.40 (64 MiB), 0.80 (256 MiB) and 0.87 (1 GiB), where its rates put
+// 0, 0.44, 0.82 and 0.94. A profile of another GPU counted that GPU's misses: its L2's size
+// changes them too, which this leaves out (H100 to H200: 50 against 60 MiB).
+inline double profiled_atomic_l2_miss_share(const ProfiledTraffic& t, const GpuSpec& g) {
+  if (!(g.atomic_l2_miss_updates_per_ns > 0) || !t.present || !t.l2_atomic_miss_sectors) return 0;
+  const double updates = t.l2_atomic_sectors + t.l2_reduction_sectors;
+  if (!(updates > 0)) return 0;
+  const double held_lines = g.l2_usable_share * g.l2_bytes / (assume::sector_bytes * assume::sectors_per_line);
+  return std::clamp((*t.l2_atomic_miss_sectors - held_lines) / updates, 0.0, 1.0);
+}
+
 // l1: l1_sharing(an, g, o), which the caller also keys its cache by.
 inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, const Occupancy& o, const detail::L1Sharing& l1, double warm_fraction,
                                 bool cold_l2) {
@@ -637,7 +652,10 @@ inline MemoryRates memory_rates(const KernelAnalysis& an, const GpuSpec& g, cons
     r.prof.l1_load_hit = detail::l1_hit_beside_own_sectors(k, an, r.prof);
     detail::l2_hit_beside_kernel_stores(k, an, g.l2_bytes, r.prof);
   }
-  const detail::GridL2 grid_l2{warm_fraction, grid_reuse_hold(an, g), window_l2_bytes(an, g, o), atomic_l2_miss_share(an.atomics, g)};
+  // Traced lines where the input has them, else the profile's misses.
+  ms.atomic_l2_miss_profiled = !(an.atomics.footprint_lines > 0) && k.profiled_traffic.l2_atomic_miss_sectors.has_value();
+  const double atomic_miss = ms.atomic_l2_miss_profiled ? profiled_atomic_l2_miss_share(k.profiled_traffic, g) : atomic_l2_miss_share(an.atomics, g);
+  const detail::GridL2 grid_l2{warm_fraction, grid_reuse_hold(an, g), window_l2_bytes(an, g, o), atomic_miss};
   ms.atomic_l2_miss_share = grid_l2.atomic_miss;
   if (r.prof.present) {
     ms.rates_profiled_on = k.profiled_traffic.gpu.empty() ? "the profiled GPU" : k.profiled_traffic.gpu;
@@ -763,7 +781,8 @@ inline void add_memory_bounds(Bounds& b, const MemoryStats& ms, const AtomicProf
     const double miss_per_cycle = g.atomic_l2_miss_updates_per_ns * 1000.0 / g.sm_clock_mhz;
     b.atomics = std::max(bound::atomics(at.ops_int, at.ops_float, at.effective_words, at.effective_lines, at.hot_updates, *g.atomic_rate, f32, lines,
                                         ms.atomic_l2_miss_share, miss_per_cycle),
-                         bound::atomics_busiest_slice(at.busiest_slice_ops, at.float_share, *g.atomic_rate, f32, lines));
+                         bound::atomics_busiest_slice(at.busiest_slice_ops, at.float_share, *g.atomic_rate, f32, lines, ms.atomic_l2_miss_share,
+                                                      at.profiled_ops, miss_per_cycle));
   }
   b.memory_phases = bound::memory_phases(b.dram, b.l2, ms.dram_phase_share, ms.l2_phase_share);
   // Atomics that come after the loads in the warps' streams wait for them (bound::memory_phases).

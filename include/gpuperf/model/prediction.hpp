@@ -146,6 +146,7 @@ struct MemoryStats {
   double profiled_l2_ratio = 1;              // target L2 / profiled L2 the rates were carried over by
   double dram_read_bytes = 0, dram_write_bytes = 0, l2_bytes = 0;
   double atomic_l2_miss_share = 0;           // global atomics' updates whose line the L2 no longer holds
+  bool atomic_l2_miss_profiled = false;      // that share is from a profile's atomic L2 misses, not from traced lines
   double avg_load_latency = 0;               // cycles
   // Shares of the DRAM and L2 sectors, and of the global atomics' sectors, in each phase of the
   // warps' streams (PcStats::phase_first); all 0 without addresses.

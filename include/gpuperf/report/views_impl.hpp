@@ -54,7 +54,9 @@ GPUPERF_FUNC std::string to_text(const KernelReport& k, bool per_pc, std::size_t
                               (m.rates_profiled_on.empty() ? "" : "  (from the " + m.rates_profiled_on + " profile's counters)"));
   line("DRAM traffic", detail::human_bytes(m.dram_read_bytes) + " read, " + detail::human_bytes(m.dram_write_bytes) + " written; L2 " + detail::human_bytes(m.l2_bytes));
   if (m.atomic_l2_miss_share > 0)
-    line("global atomics", fmtd("%.0f%%", 100 * m.atomic_l2_miss_share) + " of updates miss L2 (their lines spread past its usable share), each from DRAM");
+    line("global atomics", fmtd("%.0f%%", 100 * m.atomic_l2_miss_share) + " of updates miss L2 (" +
+                               (m.atomic_l2_miss_profiled ? "the profile's atomic misses past the lines it holds" : "their lines spread past its usable share") +
+                               "), each from DRAM");
   if (m.shared_requests > 0) line("shared memory", detail::human_count(m.shared_requests) + " requests, " + fmtd("%.2f", m.shared_wavefronts / m.shared_requests) + " wavefronts each");
   const auto& r = k.roofline;
   if (r.total_flops() > 0)
