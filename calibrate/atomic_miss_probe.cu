@@ -18,7 +18,10 @@
 //          (no result) and ATOMG.ADD whose result is summed, updates per ns (event-timed)
 //   app    launches to profile, trace and predict whole (sms x 4 CTAs of 256 threads, 16
 //          updates a thread): red-4m, red-1g, atom-4m, atom-1g (independent updates), chain-4m,
-//          chain-1g (each update's word from the last one's result), red-64m, red-256m
+//          chain-1g (each update's word from the last one's result), red-64m, red-256m; then
+//          cases added after the model's profile estimator was read off those (a check it never
+//          saw): red-32m, red-128m, red-512m, atom-128m, and lines-1g (four lanes a line, each
+//          on a sector of its own: a request updates 8 whole lines)
 //
 //   nvcc -O3 -arch=sm_90 -Icalibrate -o atomic_miss_probe atomic_miss_probe.cu
 //   ./atomic_miss_probe chain|lanes|rate|app [case prefixes, comma-separated]
@@ -78,7 +81,8 @@ __device__ __forceinline__ unsigned mix(unsigned x) {
 
 // Updates at hashed words of `words` (a power of two). Form 0: RED.ADD, no result. Form 1:
 // ATOMG.ADD, the results summed (independent requests). Form 2: each update's word from the
-// last one's result (a dependent chain per thread).
+// last one's result (a dependent chain per thread). Form 3: RED.ADD, four lanes on one hashed
+// line, each on a sector of its own (full warps only).
 template <int Form>
 __global__ void scatter(unsigned* a, unsigned words, int updates, unsigned* sink) {
   const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -90,6 +94,10 @@ __global__ void scatter(unsigned* a, unsigned words, int updates, unsigned* sink
       key = mix(key + 0x9e3779b9u);
     } else if (Form == 1) {
       acc += atomicAdd(p, 1u);
+      key = mix(key + 0x9e3779b9u);
+    } else if (Form == 3) {
+      const unsigned lane = threadIdx.x & 31u, group = __shfl_sync(0xffffffffu, key, lane & ~3u);
+      atomicAdd(a + (group & (words - 1) & ~31u) + (lane & 3u) * 8u, 1u);
       key = mix(key + 0x9e3779b9u);
     } else {
       const unsigned old = atomicAdd(p, 1u);
@@ -131,13 +139,16 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&a, 1ull << 30));
     CK(cudaMemset(a, 0, 1ull << 30));
     for (App c : {App{"red-4m", 0, 4ull << 20}, App{"red-1g", 0, 1ull << 30}, App{"atom-4m", 1, 4ull << 20}, App{"atom-1g", 1, 1ull << 30},
-                  App{"chain-4m", 2, 4ull << 20}, App{"chain-1g", 2, 1ull << 30}, App{"red-64m", 0, 64ull << 20}, App{"red-256m", 0, 256ull << 20}}) {
+                  App{"chain-4m", 2, 4ull << 20}, App{"chain-1g", 2, 1ull << 30}, App{"red-64m", 0, 64ull << 20}, App{"red-256m", 0, 256ull << 20},
+                  App{"red-32m", 0, 32ull << 20}, App{"red-128m", 0, 128ull << 20}, App{"red-512m", 0, 512ull << 20}, App{"atom-128m", 1, 128ull << 20},
+                  App{"lines-1g", 3, 1ull << 30}}) {
       if (!case_selected(only, c.name)) continue;
       const unsigned words = static_cast<unsigned>(c.bytes / 4);
       flush();
       if (c.form == 0) scatter<0><<<sms * 4, 256>>>(a, words, 16, sink);
       if (c.form == 1) scatter<1><<<sms * 4, 256>>>(a, words, 16, sink);
       if (c.form == 2) scatter<2><<<sms * 4, 256>>>(a, words, 16, sink);
+      if (c.form == 3) scatter<3><<<sms * 4, 256>>>(a, words, 16, sink);
       CK(cudaGetLastError());
       CK(cudaDeviceSynchronize());
     }

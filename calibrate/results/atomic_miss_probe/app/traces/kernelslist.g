@@ -14,3 +14,13 @@ kernel-13.traceg.xz
 kernel-14.traceg.xz
 kernel-15.traceg.xz
 kernel-16.traceg.xz
+kernel-17.traceg.xz
+kernel-18.traceg.xz
+kernel-19.traceg.xz
+kernel-20.traceg.xz
+kernel-21.traceg.xz
+kernel-22.traceg.xz
+kernel-23.traceg.xz
+kernel-24.traceg.xz
+kernel-25.traceg.xz
+kernel-26.traceg.xz
