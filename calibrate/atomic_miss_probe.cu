@@ -37,14 +37,13 @@
 #include "case_filter.cuh"
 #include "cuda_check.cuh"
 #include "event_timing.cuh"
+#include "hash_mix.cuh"
 #include "l2_flush.cuh"
+#include "line_cycle.cuh"
 
 namespace {
 
 enum Op { kLoad = 0, kAtomic = 1 };
-
-// Each line keeps its next line at a word of its own, so the lanes' words spread over the banks.
-__device__ __forceinline__ unsigned word_of(unsigned line) { return line * 32u + ((line * 13u) & 31u); }
 
 template <int O>
 __device__ __forceinline__ unsigned step(unsigned* p) {
@@ -68,15 +67,6 @@ __global__ void chase(unsigned* buf, const unsigned* start, int lanes, int steps
   const long long t1 = clock64();
   if (lane == 0) cycles[warp] = static_cast<unsigned long long>(t1 - t0);
   if (acc == 0xdeadbeef) *sink = acc;
-}
-
-__device__ __forceinline__ unsigned mix(unsigned x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
 }
 
 // Updates at hashed words of `words` (a power of two). Form 0: RED.ADD, no result. Form 1:
@@ -187,18 +177,12 @@ int main(int argc, char** argv) {
   std::printf("case op lanes warps_per_sm cycles_per_step_mean slowest\n");
   for (Space sp : {Space{"l2-16m", 16ull << 20, false}, Space{"cold-4m", 4ull << 20, true}, Space{"cold-1g", 1ull << 30, false}}) {
     const size_t lines = sp.bytes / 128;
-    std::vector<unsigned> order(lines);
-    std::iota(order.begin(), order.end(), 0u);
-    std::shuffle(order.begin(), order.end(), rng);
-    std::vector<unsigned> host(lines * 32, 0);
-    for (size_t i = 0; i < lines; ++i) host[static_cast<size_t>(order[i]) * 32 + ((order[i] * 13u) & 31u)] = order[(i + 1) % lines];
-    unsigned* buf;
-    CK(cudaMalloc(&buf, sp.bytes));
-    CK(cudaMemcpy(buf, host.data(), sp.bytes, cudaMemcpyHostToDevice));
-    std::vector<unsigned> first(max_threads);
+    LineCycle cycle;
+    CK(cycle.build(lines, rng));
+    unsigned* buf = cycle.buf;
     size_t offset = 0;
     auto place = [&]() {
-      for (int t = 0; t < max_threads; ++t) first[t] = order[(static_cast<size_t>(t) * 2654435761ull + offset) % lines];
+      const std::vector<unsigned> first = cycle.spread_starts(max_threads, offset);
       offset += 1000003ull * 64;
       return cudaMemcpy(start, first.data(), 4ull * max_threads, cudaMemcpyHostToDevice);
     };

@@ -33,19 +33,11 @@
 
 #include "cuda_check.cuh"
 #include "event_timing.cuh"
+#include "hash_mix.cuh"
 
 namespace {
 
 constexpr unsigned kWordsPerThread = 32;
-
-__device__ __forceinline__ unsigned mix(unsigned x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
-}
 
 enum Shape { random256, random1024, line, sector8, sector8r, line32, word, random256cta, wordcta, kShapes };
 const char* kNames[kShapes] = {"random256", "random1024", "line", "sector8", "sector8r", "line32", "word", "random256cta", "wordcta"};

@@ -23,8 +23,8 @@
 
 #include "cuda_check.cuh"
 #include "event_timing.cuh"
+#include "line_cycle.cuh"
 
-__device__ __forceinline__ unsigned word_of(unsigned line) { return line * 32u + ((line * 13u) & 31u); }
 
 template <int Space>
 __global__ void gather(const unsigned* buf, const unsigned* start, int lanes, int steps, unsigned long long* cycles, unsigned* sink) {
@@ -62,25 +62,14 @@ int main(int argc, char** argv) {
   for (SpaceRun sp : {SpaceRun{"l2", 16ull << 20, 0}, SpaceRun{"l2_8m", 8ull << 20, 0}, SpaceRun{"l1nc", 16ull << 20, 1}, SpaceRun{"dram", 1ull << 30, 0}}) {
     if (*only && !strstr(only, sp.name)) continue;
     const size_t lines = sp.bytes / 128;
-    // One random cycle through every line; each lane starts at its own point of it.
-    std::vector<unsigned> order(lines);
-    std::iota(order.begin(), order.end(), 0u);
-    std::shuffle(order.begin(), order.end(), rng);
-    std::vector<unsigned> host(lines * 32, 0);
-    for (size_t i = 0; i < lines; ++i) {
-      const unsigned l = order[i];
-      host[static_cast<size_t>(l) * 32 + ((l * 13u) & 31u)] = order[(i + 1) % lines];
-    }
-    unsigned* buf;
-    CK(cudaMalloc(&buf, sp.bytes));
-    CK(cudaMemcpy(buf, host.data(), sp.bytes, cudaMemcpyHostToDevice));
-    // Lanes start at distinct points of the cycle (an odd stride through a power-of-two cycle),
-    // so no two lanes walk one chain in step while there are fewer lanes than lines. Each DRAM
+    // One random cycle through every line; each lane starts at its own point of it. Each DRAM
     // launch starts from fresh points, so it does not find the lines its predecessor left in L2.
-    std::vector<unsigned> first(max_threads);
+    LineCycle cycle;
+    CK(cycle.build(lines, rng));
+    unsigned* buf = cycle.buf;
     size_t offset = 0;
     auto place = [&]() {
-      for (int t = 0; t < max_threads; ++t) first[t] = order[(static_cast<size_t>(t) * 2654435761ull + offset) % lines];
+      const std::vector<unsigned> first = cycle.spread_starts(max_threads, offset);
       offset += 1000003ull * 64;
       return cudaMemcpy(start, first.data(), 4ull * max_threads, cudaMemcpyHostToDevice);
     };

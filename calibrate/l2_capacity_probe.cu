@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "cuda_check.cuh"
+#include "line_cycle.cuh"
 
-__device__ __forceinline__ unsigned word_of(unsigned line) { return line * 32u + ((line * 13u) & 31u); }
 
 // Lane 0 of every warp chases; start[warp] is where, and it leaves where it stopped there.
 __global__ void chase(const unsigned* buf, unsigned* start, int steps, unsigned long long* cycles) {
@@ -48,14 +48,10 @@ int main() {
   CK(cudaMalloc(&cycles, 8ull * max_warps));
   for (int mib : {8, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 64, 80, 1024}) {
     const size_t lines = (static_cast<size_t>(mib) << 20) / 128;
-    std::vector<unsigned> order(lines);
-    std::iota(order.begin(), order.end(), 0u);
-    std::shuffle(order.begin(), order.end(), rng);
-    std::vector<unsigned> host(lines * 32, 0);
-    for (size_t i = 0; i < lines; ++i) host[static_cast<size_t>(order[i]) * 32 + ((order[i] * 13u) & 31u)] = order[(i + 1) % lines];
-    unsigned* buf;
-    CK(cudaMalloc(&buf, lines * 128));
-    CK(cudaMemcpy(buf, host.data(), lines * 128, cudaMemcpyHostToDevice));
+    LineCycle cycle;
+    CK(cycle.build(lines, rng));
+    const std::vector<unsigned>& order = cycle.order;
+    unsigned* buf = cycle.buf;
     for (int way = 0; way < 2; ++way) {
       const int ctas = way == 0 ? sms * 8 : 1, threads = way == 0 ? 32 : 1024, warps = ctas * threads / 32;
       // Each warp's lane starts where its share of the cycle begins: a pass of lines / warps

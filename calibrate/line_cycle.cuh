@@ -1,0 +1,41 @@
+// A random cycle through every 128 B line of a buffer, for pointer chases (atomic_miss_probe,
+// gather_loaded_probe, l2_capacity_probe): each line holds the index of the next line at a word
+// of its own (word_of), so the lanes' words spread over the banks.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <numeric>
+#include <random>
+#include <vector>
+
+__device__ __forceinline__ unsigned word_of(unsigned line) { return line * 32u + ((line * 13u) & 31u); }
+
+// The lines in the cycle's order (`order`) and the device buffer that holds the cycle (`buf`,
+// lines x 128 B; the caller frees it).
+struct LineCycle {
+  std::vector<unsigned> order;
+  unsigned* buf = nullptr;
+
+  // A cycle through `lines` lines in an order `rng` shuffles: CK(cycle.build(lines, rng)).
+  cudaError_t build(std::size_t lines, std::mt19937& rng) {
+    order.resize(lines);
+    std::iota(order.begin(), order.end(), 0u);
+    std::shuffle(order.begin(), order.end(), rng);
+    std::vector<unsigned> host(lines * 32, 0);
+    for (std::size_t i = 0; i < lines; ++i) host[static_cast<std::size_t>(order[i]) * 32 + ((order[i] * 13u) & 31u)] = order[(i + 1) % lines];
+    if (cudaError_t e = cudaMalloc(&buf, lines * 128); e != cudaSuccess) return e;
+    return cudaMemcpy(buf, host.data(), lines * 128, cudaMemcpyHostToDevice);
+  }
+
+  // Starting lines for `threads` lanes at distinct points of the cycle (an odd stride through a
+  // power-of-two cycle, from `offset`), so no two lanes walk one chain in step while there are
+  // fewer lanes than lines.
+  std::vector<unsigned> spread_starts(int threads, std::size_t offset) const {
+    std::vector<unsigned> first(threads);
+    for (int t = 0; t < threads; ++t) first[t] = order[(static_cast<std::size_t>(t) * 2654435761ull + offset) % order.size()];
+    return first;
+  }
+};
