@@ -180,12 +180,7 @@ int main(int argc, char** argv) {
     LineCycle cycle;
     CK(cycle.build(lines, rng));
     unsigned* buf = cycle.buf;
-    size_t offset = 0;
-    auto place = [&]() {
-      const std::vector<unsigned> first = cycle.spread_starts(max_threads, offset);
-      offset += 1000003ull * 64;
-      return cudaMemcpy(start, first.data(), 4ull * max_threads, cudaMemcpyHostToDevice);
-    };
+    auto place = [&]() { return cycle.place_starts(start, max_threads); };
     const bool warm = std::string(sp.name).rfind("l2", 0) == 0;
     for (int op : {kLoad, kAtomic}) {
       const std::string name = std::string(sp.name) + (op == kLoad ? "-ld" : "-atom");

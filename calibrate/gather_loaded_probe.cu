@@ -67,12 +67,7 @@ int main(int argc, char** argv) {
     LineCycle cycle;
     CK(cycle.build(lines, rng));
     unsigned* buf = cycle.buf;
-    size_t offset = 0;
-    auto place = [&]() {
-      const std::vector<unsigned> first = cycle.spread_starts(max_threads, offset);
-      offset += 1000003ull * 64;
-      return cudaMemcpy(start, first.data(), 4ull * max_threads, cudaMemcpyHostToDevice);
-    };
+    auto place = [&]() { return cycle.place_starts(start, max_threads); };
     const bool dram = sp.bytes > (64ull << 20);
     const int steps = dram ? 256 : 512;
     for (int lanes : {1, 4, 8, 16, 32}) {

@@ -30,12 +30,16 @@ struct LineCycle {
     return cudaMemcpy(buf, host.data(), lines * 128, cudaMemcpyHostToDevice);
   }
 
-  // Starting lines for `threads` lanes at distinct points of the cycle (an odd stride through a
-  // power-of-two cycle, from `offset`), so no two lanes walk one chain in step while there are
-  // fewer lanes than lines.
-  std::vector<unsigned> spread_starts(int threads, std::size_t offset) const {
+  // Copies to `start` (device) a starting line for each of `threads` lanes, at distinct points of
+  // the cycle (an odd stride through a power-of-two cycle), so no two lanes walk one chain in step
+  // while there are fewer lanes than lines; each call starts from fresh points.
+  cudaError_t place_starts(unsigned* start, int threads) {
     std::vector<unsigned> first(threads);
-    for (int t = 0; t < threads; ++t) first[t] = order[(static_cast<std::size_t>(t) * 2654435761ull + offset) % order.size()];
-    return first;
+    for (int t = 0; t < threads; ++t) first[t] = order[(static_cast<std::size_t>(t) * 2654435761ull + next_offset) % order.size()];
+    next_offset += 1000003ull * 64;
+    return cudaMemcpy(start, first.data(), 4ull * threads, cudaMemcpyHostToDevice);
   }
+
+ private:
+  std::size_t next_offset = 0;
 };
