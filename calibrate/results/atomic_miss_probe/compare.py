@@ -10,12 +10,12 @@ that miss L2.
   python3 calibrate/results/atomic_miss_probe/compare.py [--gpuperf build/gpuperf] > calibrate/results/atomic_miss_probe/compare.out
 """
 import argparse
-import csv
-import json
-import lzma
 import math
 import os
-import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from probe_app import durations_us, log_error_summary, predict  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 APP = os.path.join(HERE, "app")
@@ -27,20 +27,7 @@ HELD_OUT = set(CASES[8:])
 
 def measured():
     """launch id -> (ncu duration in us, case) from the raw page."""
-    rows = list(csv.reader(lzma.open(os.path.join(APP, "ncu_raw.csv.xz"), "rt")))
-    h = rows[0]
-    t, ident = h.index("gpu__time_duration.sum"), h.index("ID")
-    out = {}
-    for r in rows[2:]:
-        lid = int(r[ident]) + 1
-        out[lid] = (float(r[t].replace(",", "")), CASES[lid // 2 - 1] if lid % 2 == 0 else "flush")
-    return out
-
-
-def predict(gpuperf, inputs):
-    r = subprocess.run([gpuperf, "report", *inputs, "--gpu", "h200", "--target", "duration", "--json", "-q"], capture_output=True, text=True,
-                       check=True)
-    return {k["input_launch_id"]: k for k in json.loads(r.stdout)["kernels"]}
+    return {lid: (us, CASES[lid // 2 - 1] if lid % 2 == 0 else "flush") for lid, (us, _) in durations_us(APP).items()}
 
 
 def main():
@@ -68,8 +55,7 @@ def main():
     for path, v in logs.items():
         if not v:
             continue
-        print("# %s, the atomic launches: mean |log2(predicted / measured)| %.3f, worst %.2fx" %
-              (path, sum(abs(x) for x in v) / len(v) / math.log(2), math.exp(max(abs(x) for x in v))))
+        print("# %s, the atomic launches: %s" % (path, log_error_summary(v)))
 
 
 if __name__ == "__main__":

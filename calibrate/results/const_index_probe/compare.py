@@ -8,12 +8,12 @@ trace with its SASS listing, and from the profile.
   python3 calibrate/results/const_index_probe/compare.py [--gpuperf build/gpuperf] > calibrate/results/const_index_probe/compare.out
 """
 import argparse
-import csv
-import json
-import lzma
 import math
 import os
-import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from probe_app import durations_us, predict  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 APP = os.path.join(HERE, "app")
@@ -21,16 +21,11 @@ WORDS = [1, 2, 4, 8, 16, 32]
 
 
 def measured():
-    rows = list(csv.reader(lzma.open(os.path.join(APP, "ncu_raw.csv.xz"), "rt")))
-    head, units = rows[0], rows[1]
-    i = head.index("gpu__time_duration.sum")
-    scale = {"ms": 1e3, "us": 1.0, "usecond": 1.0, "msecond": 1e3, "ns": 1e-3, "nsecond": 1e-3}[units[i]]
-    return [float(r[i].replace(",", "")) * scale for r in rows[2:]]
+    return [us for _, (us, _) in sorted(durations_us(APP).items())]
 
 
 def predicted(gpuperf, inputs):
-    out = subprocess.run([gpuperf, "report", *inputs, "--gpu", "h200", "--json"], capture_output=True, text=True, check=True).stdout
-    return [k["time_us"] for k in json.loads(out)["kernels"]]
+    return [k["time_us"] for _, k in sorted(predict(gpuperf, inputs).items())]
 
 
 def main():

@@ -10,13 +10,13 @@ profile (all 61).
   python3 calibrate/results/shared_atomic_probe/compare.py [--gpuperf build/gpuperf] > calibrate/results/shared_atomic_probe/compare.out
 """
 import argparse
-import csv
-import json
-import lzma
 import math
 import os
 import re
-import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from probe_app import durations_us, log_error_summary, predict  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 APP = os.path.join(HERE, "app")
@@ -27,20 +27,11 @@ PATTERNS = ["distinct", "share2", "share4", "share8", "share16", "share32", "ban
 
 def measured():
     """launch id -> (ncu duration in us, form-pattern) from the raw page."""
-    rows = list(csv.reader(lzma.open(os.path.join(APP, "ncu_raw.csv.xz"), "rt")))
-    h = rows[0]
-    t, name, ident = h.index("gpu__time_duration.sum"), h.index("Kernel Name"), h.index("ID")
     out = {}
-    for r in rows[2:]:
-        m = re.search(r"rate_kernel<(\d+), (\d+)>", r[name])
-        out[int(r[ident]) + 1] = (float(r[t]) * 1e3, FORMS[int(m.group(1))] + "-" + PATTERNS[int(m.group(2))])
+    for lid, (us, name) in durations_us(APP).items():
+        m = re.search(r"rate_kernel<(\d+), (\d+)>", name)
+        out[lid] = (us, FORMS[int(m.group(1))] + "-" + PATTERNS[int(m.group(2))])
     return out
-
-
-def predict(gpuperf, inputs):
-    r = subprocess.run([gpuperf, "report", *inputs, "--gpu", "h200", "--target", "duration", "--json", "-q"], capture_output=True, text=True,
-                       check=True)
-    return {k["input_launch_id"]: k for k in json.loads(r.stdout)["kernels"]}
 
 
 def main():
@@ -63,8 +54,7 @@ def main():
                 cells += ["-", "-"]
         print(lid, name, "%.2f" % m, *cells)
     for path, v in logs.items():
-        print("# %s: %d launches, mean |log2(predicted / measured)| %.3f, worst %.2fx" %
-              (path, len(v), sum(abs(x) for x in v) / len(v) / math.log(2), math.exp(max(abs(x) for x in v))))
+        print("# %s: %d launches, %s" % (path, len(v), log_error_summary(v)))
 
 
 if __name__ == "__main__":
