@@ -1691,6 +1691,40 @@ TEST_CASE("counts-only input: hit rates and DRAM traffic come from the profile's
   CHECK(carried.memory.dram_write_bytes == doctest::Approx((1 - 0.6 * keep) * sectors * 32));
 }
 
+// calibrate/small_grid_probe.cu (H200): one CTA of 16 threads whose loads missed L1 on 67
+// sectors; the L2 counted 2,346 reads with 1,755 hits (75 %: instruction and constant fetches,
+// page-table walks), its reads from L1 67 with 1 hit. The loads take the reads from L1's rate.
+TEST_CASE("counts-only input: the loads' L2 hit rate comes from the L2's reads from L1 where the profile counted them apart") {
+  const double warps = 1 << 20, sectors = warps * 4;
+  ProfiledTraffic t;
+  t.present = true;
+  t.gpu = "NVIDIA H100 80GB HBM3";
+  t.l2_bytes = 50.0 * 1024 * 1024;
+  t.l1_load_sectors = sectors;
+  t.l2_read_sectors = 2 * sectors;
+  t.l2_read_hit_sectors = 1.5 * sectors;  // every client: 75 %
+  t.l1_store_sectors = sectors;
+  t.l2_write_sectors = sectors;
+  t.dram_write_bytes = sectors * 32;
+  t.dram_read_bytes = sectors * 32;
+  auto h100 = GpuSpec::from_catalog(tables(), "h100");
+  CHECK(Predictor(counted_copy(warps, &t)).predict(h100).memory.l2_hit_rate == doctest::Approx(0.75));
+  ProfiledTraffic from_l1 = t;
+  from_l1.l2_read_from_l1_sectors = sectors;
+  from_l1.l2_read_from_l1_hit_sectors = 0.1 * sectors;
+  const KernelReport r = Predictor(counted_copy(warps, &from_l1)).predict(h100);
+  CHECK(r.memory.l2_hit_rate == doctest::Approx(0.1));
+  CHECK(r.memory.dram_read_bytes == doctest::Approx(0.9 * sectors * 32));
+  // Carried to a smaller L2 like the kernel-wide rate.
+  auto a100 = GpuSpec::from_catalog(tables(), "a100");
+  CHECK(Predictor(counted_copy(warps, &from_l1)).predict(a100).memory.l2_hit_rate == doctest::Approx(0.1 * a100.l2_bytes / t.l2_bytes));
+  // No reads from L1 counted (a kernel without loads): the kernel-wide rate stands.
+  ProfiledTraffic none_from_l1 = from_l1;
+  none_from_l1.l2_read_from_l1_sectors = 0.0;
+  none_from_l1.l2_read_from_l1_hit_sectors = 0.0;
+  CHECK(Predictor(counted_copy(warps, &none_from_l1)).predict(h100).memory.l2_hit_rate == doctest::Approx(0.75));
+}
+
 TEST_CASE("back to back, a launch takes no less than the launch path's period; the report counts the rest as launch") {
   auto h100 = GpuSpec::from_catalog(tables(), "h100");
   REQUIRE(h100.launch_period_back_to_back_us > h100.launch_back_to_back_us);

@@ -599,6 +599,23 @@ TEST_CASE("ncu: the atomics' and reductions' L2 misses are read where the raw pa
   std::filesystem::remove(raw);
 }
 
+TEST_CASE("ncu: the L2's reads from L1 and their hits are read where the raw page has both, and checked") {
+  const std::string source = kFix + "/ncu_launched_twice/ncu_source.csv.xz";
+  const std::string raw = raw_with_added_columns({{"lts__t_sectors_srcunit_tex_op_read.sum", "67"}, {"lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "1"}});
+  Application app = load(std::vector<std::string>{source, raw});
+  const ProfiledTraffic& t = app.kernels[0].profiled_traffic;
+  REQUIRE(t.l2_read_from_l1_sectors.has_value());
+  CHECK(*t.l2_read_from_l1_sectors == 67);
+  CHECK(*t.l2_read_from_l1_hit_sectors == 1);
+  CHECK_FALSE(app.kernels[1].profiled_traffic.l2_read_from_l1_sectors.has_value());
+  const std::string one = raw_with_added_columns({{"lts__t_sectors_srcunit_tex_op_read.sum", "67"}});
+  CHECK_FALSE(load(std::vector<std::string>{source, one}).kernels[0].profiled_traffic.l2_read_from_l1_sectors.has_value());
+  const std::string bad = raw_with_added_columns({{"lts__t_sectors_srcunit_tex_op_read.sum", "-1"}, {"lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "1"}});
+  CHECK_THROWS_WITH(load(std::vector<std::string>{source, bad}),
+                    doctest::Contains("column 'lts__t_sectors_srcunit_tex_op_read.sum': expected a non-negative sector count, found '-1'"));
+  std::filesystem::remove(raw);
+}
+
 TEST_CASE("ncu: the instructions' spread over the sub-partitions is read where the raw page has it, and checked") {
   const std::string source = kFix + "/ncu_launched_twice/ncu_source.csv.xz";
   const std::string raw = raw_with_first_launch({{"smsp__inst_executed.max", "3,490"}, {"smsp__inst_executed.avg", "1,000"}});

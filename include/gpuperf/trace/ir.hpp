@@ -176,6 +176,10 @@ struct ProfiledTraffic {
   // profiles taken before tools/collect asked for them).
   double l2_reduction_sectors = 0;
   std::optional<double> l2_atomic_miss_sectors;
+  // The L2's reads from the SMs' L1 alone and their hits (ncu's srcunit_tex op_read; absent in
+  // profiles taken before tools/collect asked for them): the loads' and texture fetches', not
+  // those of other clients (instruction and constant fetches, page-table walks).
+  std::optional<double> l2_read_from_l1_sectors, l2_read_from_l1_hit_sectors;
   double dram_read_bytes = 0, dram_write_bytes = 0;
   // How the profiled run's warp instructions fell on the SMs' sub-partitions: the busiest one's
   // and the mean over all of them (ncu's smsp__inst_executed max and avg; counts of work, not

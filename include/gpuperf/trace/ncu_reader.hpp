@@ -280,6 +280,12 @@ inline ProfiledTraffic read_traffic(const std::vector<std::string>& header, cons
   // The atomics' L2 misses where the profile has both columns (one alone would miss a kind).
   const auto atom_miss = optional_column("lts__t_sectors_op_atom_lookup_miss.sum"), red_miss = optional_column("lts__t_sectors_op_red_lookup_miss.sum");
   if (atom_miss && red_miss) t.l2_atomic_miss_sectors = checked(*atom_miss, false) + checked(*red_miss, false);
+  // The L2 reads from L1 and their hits, where the profile has both.
+  const auto l1_reads = optional_column("lts__t_sectors_srcunit_tex_op_read.sum"), l1_hits = optional_column("lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum");
+  if (l1_reads && l1_hits) {
+    t.l2_read_from_l1_sectors = checked(*l1_reads, false);
+    t.l2_read_from_l1_hit_sectors = checked(*l1_hits, false);
+  }
   // The instructions' spread over the sub-partitions and the SMs of the run, where present.
   const std::pair<const char*, double*> spread[] = {{"smsp__inst_executed.max", &t.busiest_subpartition_instructions},
                                                     {"smsp__inst_executed.avg", &t.mean_subpartition_instructions},
