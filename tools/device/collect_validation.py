@@ -20,6 +20,9 @@ third_party/vbin/ by bench/validation/build_<suite>.sh) it runs, in the program'
                same sampling and limit, into <program>/retraced/: for launches whose traces an
                improved tracer writes differently (`--phase retrace`, not part of `all`; the
                per-CTA counts stay the count-only run's)
+  reprofile    Nsight Compute alone (lean sections plus memory-traffic counters, no timer) into
+               <program>/reprofiled/: for counters tools/collect asks for that an earlier
+               profile lacks (`--phase reprofile`, not part of `all`)
 into DIR/<gpu>/<suite>/<program>/. A program already done (a .measured or .traced marker) is
 skipped, so the command can be run again after a time limit. Progress goes to DIR/progress.log.
 """
@@ -67,9 +70,9 @@ def is_elf(path):
         return False
 
 
-def run_collect(out, suite, p, extra, timeout):
+def run_collect(out, suite, p, extra, timeout, subdir=""):
     cwd = os.path.normpath(os.path.join(VBIN, p["dir"]))
-    dest = os.path.join(out, suite, p["program"])
+    dest = os.path.join(out, suite, p["program"], subdir)
     os.makedirs(dest, exist_ok=True)
     cmd = expand(p["cmd"])
     argv = [sys.executable, os.path.join(REPO, "tools", "collect"), "--out", dest, "--launch-count", str(p["max_launches"]),
@@ -103,7 +106,7 @@ def prepare(out, suite, p):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--phase", choices=["measure", "trace", "counts", "retrace", "all"], default="all")
+    ap.add_argument("--phase", choices=["measure", "trace", "counts", "retrace", "reprofile", "all"], default="all")
     ap.add_argument("--launches", help="--phase retrace: the launch ids to trace again (1-based, e.g. 4-6,8-10)")
     ap.add_argument("--suite", action="append", help="suite names (default: every bench/validation/suites/*.json)")
     ap.add_argument("--only", action="append", default=[], help="program globs (NAME or SUITE/NAME)")
@@ -193,6 +196,17 @@ def main():
                 except subprocess.TimeoutExpired:
                     rc = "timeout"
             log(out, f"{suite}/{p['program']}: retraced launches {a.launches} rc={rc} in {time.time() - t0:.0f} s")
+    if a.phase == "reprofile":
+        for suite, p in todo:
+            mark = os.path.join(out, suite, p["program"], "reprofiled", ".profiled")
+            if os.path.exists(mark):
+                continue
+            if not prepare(out, suite, p):
+                log(out, f"{suite}/{p['program']}: prepare failed")
+                continue
+            rc, dt = run_collect(out, suite, p, ["--lean"], a.timeout, subdir="reprofiled")
+            log(out, f"{suite}/{p['program']}: reprofiled rc={rc} in {dt:.0f} s")
+            open(mark, "w").write(str(rc))
     log(out, "done")
 
 
