@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""What the L2's reads from L1 change in count-only predictions, on the train part's Rodinia
-programs profiled again on the H200 with the counters the corpus' first profiles lack
-(`tools/device/collect_validation.py --phase reprofile --suite rodinia`, into
-data/h200/rodinia/<program>/reprofiled/).
+"""What the L2's reads from L1 change in count-only predictions, on the train part's programs
+(Rodinia, HeCBench) profiled again on the H200 with the counters the corpus' first profiles lack
+(`tools/device/collect_validation.py --phase reprofile --suite rodinia --suite hecbench`, into
+data/h200/<suite>/<program>/reprofiled/).
 
   python3 bench/validation/reprofiled_check.py [--gpuperf build/gpuperf] > bench/validation/results/reprofiled_check.txt
 
@@ -37,14 +37,14 @@ def main():
     ap.add_argument("--gpuperf", default=os.path.join(HERE, "..", "..", "build", "gpuperf"))
     a = ap.parse_args()
     manifest = list(csv.DictReader(open(os.path.join(HERE, "manifest.csv"))))
-    if any(r["suite"] == "rodinia" and r["split"] != "train" for r in manifest):
-        raise SystemExit("rodinia is not all in the train part: this check reads it per kernel")
-    h100 = {(r["program"], int(r["launch"])): float(r["ncu_time_us"]) for r in manifest
-            if r["gpu"] == "h100" and r["suite"] == "rodinia" and r["ncu_time_us"]}
-    root = os.path.join(HERE, "data", "h200", "rodinia")
+    suites = ("rodinia", "hecbench")
+    if any(r["suite"] in suites and r["split"] != "train" for r in manifest):
+        raise SystemExit("%s are not all in the train part: this check reads them per kernel" % " and ".join(suites))
+    h100 = {(r["suite"], r["program"], int(r["launch"])): float(r["ncu_time_us"]) for r in manifest
+            if r["gpu"] == "h100" and r["suite"] in suites and r["ncu_time_us"]}
     errors, ratios = defaultdict(list), defaultdict(list)
-    for program in sorted(os.listdir(root)):
-        d = os.path.join(root, program, "reprofiled")
+    for suite, program in sorted((s, p) for s in suites for p in os.listdir(os.path.join(HERE, "data", "h200", s))):
+        d = os.path.join(HERE, "data", "h200", suite, program, "reprofiled")
         if not os.path.exists(os.path.join(d, "ncu_raw.csv.xz")):
             continue
         rows = list(csv.reader(lzma.open(os.path.join(d, "ncu_raw.csv.xz"), "rt")))
@@ -63,22 +63,24 @@ def main():
                 before = predict(a.gpuperf, [source, kernel_wide, listing], gpu)
                 after = predict(a.gpuperf, [source, os.path.join(d, "ncu_raw.csv.xz"), listing], gpu)
                 for lid, p0 in before.items():
-                    m = measured.get(lid) if gpu == "h200" else h100.get((program, lid))
+                    m = measured.get(lid) if gpu == "h200" else h100.get((suite, program, lid))
                     if not m or lid not in after:
                         continue
                     errors[gpu].append((abs(p0 - m) / m, abs(after[lid] - m) / m))
-                    ratios[(program, gpu)].append((p0 / m, after[lid] / m))
-    for gpu, src in (("h200", "its own profile"), ("h100", "the H200's profile")):
-        e = errors[gpu]
-        print("%s from %s: %d launches, MAPE %.2f %% (kernel-wide L2 rate) -> %.2f %% (reads from L1)" %
-              (gpu.upper(), src, len(e), 100 * sum(x for x, _ in e) / len(e), 100 * sum(y for _, y in e) / len(e)))
+                    errors[(gpu, suite)].append(errors[gpu][-1])
+                    ratios[(suite + "/" + program, gpu)].append((p0 / m, after[lid] / m))
+    for gpu, src in (("h200", "its own profiles"), ("h100", "the H200's profiles")):
+        for key, what in [(gpu, "all")] + [((gpu, s), s) for s in suites]:
+            e = errors[key]
+            print("%s from %s, %s: %d launches, MAPE %.2f %% (kernel-wide L2 rate) -> %.2f %% (reads from L1)" %
+                  (gpu.upper(), src, what, len(e), 100 * sum(x for x, _ in e) / len(e), 100 * sum(y for _, y in e) / len(e)))
     print("programs that moved (geometric mean of predicted / measured, mean |ln|):")
     for (program, gpu), v in sorted(ratios.items()):
         before = sum(abs(math.log(x)) for x, _ in v) / len(v)
         after = sum(abs(math.log(y)) for _, y in v) / len(v)
         if abs(before - after) > 0.005:
             gm = [math.exp(sum(math.log(r[i]) for r in v) / len(v)) for i in (0, 1)]
-            print("  %-20s %s %2d launches  %.2fx -> %.2fx  %.3f -> %.3f" % (program, gpu.upper(), len(v), gm[0], gm[1], before, after))
+            print("  %-32s %s %2d launches  %.2fx -> %.2fx  %.3f -> %.3f" % (program, gpu.upper(), len(v), gm[0], gm[1], before, after))
 
 
 if __name__ == "__main__":
