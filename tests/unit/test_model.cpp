@@ -1651,18 +1651,24 @@ static std::shared_ptr<Kernel> counted_copy(double warps, const ProfiledTraffic*
   return k;
 }
 
-TEST_CASE("counts-only input: hit rates and DRAM traffic come from the profile's memory counters, carried to the target's L2") {
-  const double warps = 1 << 20, sectors = warps * 4;
+// An H100 profile of counted_copy's loads and stores of `sectors` each; the caller sets the rest.
+static ProfiledTraffic h100_copy_profile(double sectors) {
   ProfiledTraffic t;
   t.present = true;
   t.gpu = "NVIDIA H100 80GB HBM3";
   t.l2_bytes = 50.0 * 1024 * 1024;
   t.l1_load_sectors = sectors;
+  t.l1_store_sectors = sectors;
+  t.l2_write_sectors = sectors;
+  return t;
+}
+
+TEST_CASE("counts-only input: hit rates and DRAM traffic come from the profile's memory counters, carried to the target's L2") {
+  const double warps = 1 << 20, sectors = warps * 4;
+  ProfiledTraffic t = h100_copy_profile(sectors);
   t.l1_load_hit_sectors = 0.25 * sectors;  // h1 = 0.25
   t.l2_read_sectors = 0.75 * sectors;
   t.l2_read_hit_sectors = 0.375 * sectors; // h2 = 0.5
-  t.l1_store_sectors = sectors;
-  t.l2_write_sectors = sectors;
   t.dram_write_bytes = 0.4 * sectors * 32; // 40 % of the stored sectors written back during the run
   t.dram_read_bytes = 0.375 * sectors * 32;
   auto h100 = GpuSpec::from_catalog(tables(), "h100");
@@ -1696,15 +1702,9 @@ TEST_CASE("counts-only input: hit rates and DRAM traffic come from the profile's
 // page-table walks), its reads from L1 67 with 1 hit. The loads take the reads from L1's rate.
 TEST_CASE("counts-only input: the loads' L2 hit rate comes from the L2's reads from L1 where the profile counted them apart") {
   const double warps = 1 << 20, sectors = warps * 4;
-  ProfiledTraffic t;
-  t.present = true;
-  t.gpu = "NVIDIA H100 80GB HBM3";
-  t.l2_bytes = 50.0 * 1024 * 1024;
-  t.l1_load_sectors = sectors;
+  ProfiledTraffic t = h100_copy_profile(sectors);
   t.l2_read_sectors = 2 * sectors;
   t.l2_read_hit_sectors = 1.5 * sectors;  // every client: 75 %
-  t.l1_store_sectors = sectors;
-  t.l2_write_sectors = sectors;
   t.dram_write_bytes = sectors * 32;
   t.dram_read_bytes = sectors * 32;
   auto h100 = GpuSpec::from_catalog(tables(), "h100");
