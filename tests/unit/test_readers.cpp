@@ -520,20 +520,26 @@ TEST_CASE("ncu: a kernel launched twice keeps both identical source sections") {
 }
 
 // The raw page of ncu_launched_twice, plain, with the first launch's columns named in `set`
-// given those values.
+// given those values. A name the page lacks is added as a column, blank for the other launches.
 static std::string raw_with_first_launch(const std::map<std::string, std::string>& set) {
   namespace fs = std::filesystem;
   LineReader lr(kFix + "/ncu_launched_twice/ncu_raw.csv.xz");
   std::string_view line;
-  std::vector<std::string> f, header;
+  std::vector<std::string> f, header, added;
   std::ostringstream out;
   int row = 0;
   while (lr.next(line)) {
     csv::split(line, f, "raw", lr.line_number());
-    if (header.empty()) header = f;
-    if (row++ == 2)  // header, units, then the first launch
+    if (header.empty()) {
+      header = f;
+      for (const auto& [name, value] : set)
+        if (std::find(header.begin(), header.end(), name) == header.end()) added.push_back(name);
+    }
+    if (row == 2)  // header, units, then the first launch
       for (std::size_t i = 0; i < header.size(); ++i)
         if (auto it = set.find(header[i]); it != set.end()) f[i] = it->second;
+    for (const auto& name : added) f.push_back(row == 0 ? name : row == 2 ? set.at(name) : "");
+    ++row;
     for (std::size_t i = 0; i < f.size(); ++i) out << (i ? "," : "") << '"' << f[i] << '"';
     out << "\n";
   }
@@ -560,38 +566,18 @@ TEST_CASE("ncu: the busiest L2 slice's atomic and reduction ops are read where t
   std::filesystem::remove(raw);
 }
 
-// The raw page of ncu_launched_twice, plain, with columns added: `added` names each and gives
-// the first launch's value (the others' left blank), in sectors.
-static std::string raw_with_added_columns(const std::vector<std::pair<std::string, std::string>>& added) {
-  LineReader lr(kFix + "/ncu_launched_twice/ncu_raw.csv.xz");
-  std::string_view line;
-  std::vector<std::string> f;
-  std::ostringstream out;
-  int row = 0;
-  while (lr.next(line)) {
-    csv::split(line, f, "raw", lr.line_number());
-    for (const auto& [name, value] : added) f.push_back(row == 0 ? name : row == 1 ? "sector" : row == 2 ? value : "");
-    ++row;
-    for (std::size_t i = 0; i < f.size(); ++i) out << (i ? "," : "") << '"' << f[i] << '"';
-    out << "\n";
-  }
-  const std::filesystem::path file = std::filesystem::temp_directory_path() / "gpuperf_test_added_columns_raw.csv";
-  std::ofstream(file) << out.str();
-  return file.string();
-}
-
 TEST_CASE("ncu: the atomics' and reductions' L2 misses are read where the raw page has both, and checked") {
   const std::string source = kFix + "/ncu_launched_twice/ncu_source.csv.xz";
-  const std::string raw = raw_with_added_columns({{"lts__t_sectors_op_atom_lookup_miss.sum", "12"}, {"lts__t_sectors_op_red_lookup_miss.sum", "1,647,426"}});
+  const std::string raw = raw_with_first_launch({{"lts__t_sectors_op_atom_lookup_miss.sum", "12"}, {"lts__t_sectors_op_red_lookup_miss.sum", "1,647,426"}});
   Application app = load(std::vector<std::string>{source, raw});
   REQUIRE(app.kernels.size() == 18);
   REQUIRE(app.kernels[0].profiled_traffic.l2_atomic_miss_sectors.has_value());
   CHECK(*app.kernels[0].profiled_traffic.l2_atomic_miss_sectors == 1647438);
   CHECK_FALSE(app.kernels[1].profiled_traffic.l2_atomic_miss_sectors.has_value());  // blank: not counted
   // One kind alone would leave the other's misses out: not taken.
-  const std::string one = raw_with_added_columns({{"lts__t_sectors_op_red_lookup_miss.sum", "5"}});
+  const std::string one = raw_with_first_launch({{"lts__t_sectors_op_red_lookup_miss.sum", "5"}});
   CHECK_FALSE(load(std::vector<std::string>{source, one}).kernels[0].profiled_traffic.l2_atomic_miss_sectors.has_value());
-  const std::string bad = raw_with_added_columns({{"lts__t_sectors_op_atom_lookup_miss.sum", "nan"}, {"lts__t_sectors_op_red_lookup_miss.sum", "5"}});
+  const std::string bad = raw_with_first_launch({{"lts__t_sectors_op_atom_lookup_miss.sum", "nan"}, {"lts__t_sectors_op_red_lookup_miss.sum", "5"}});
   CHECK_THROWS_WITH(load(std::vector<std::string>{source, bad}),
                     doctest::Contains("column 'lts__t_sectors_op_atom_lookup_miss.sum': expected a non-negative sector count, found 'nan'"));
   // The reductions' sectors, which the fixture's profile has, are read beside the atomics'.
@@ -601,16 +587,16 @@ TEST_CASE("ncu: the atomics' and reductions' L2 misses are read where the raw pa
 
 TEST_CASE("ncu: the L2's reads from L1 and their hits are read where the raw page has both, and checked") {
   const std::string source = kFix + "/ncu_launched_twice/ncu_source.csv.xz";
-  const std::string raw = raw_with_added_columns({{"lts__t_sectors_srcunit_tex_op_read.sum", "67"}, {"lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "1"}});
+  const std::string raw = raw_with_first_launch({{"lts__t_sectors_srcunit_tex_op_read.sum", "67"}, {"lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "1"}});
   Application app = load(std::vector<std::string>{source, raw});
   const ProfiledTraffic& t = app.kernels[0].profiled_traffic;
   REQUIRE(t.l2_read_from_l1_sectors.has_value());
   CHECK(*t.l2_read_from_l1_sectors == 67);
   CHECK(*t.l2_read_from_l1_hit_sectors == 1);
   CHECK_FALSE(app.kernels[1].profiled_traffic.l2_read_from_l1_sectors.has_value());
-  const std::string one = raw_with_added_columns({{"lts__t_sectors_srcunit_tex_op_read.sum", "67"}});
+  const std::string one = raw_with_first_launch({{"lts__t_sectors_srcunit_tex_op_read.sum", "67"}});
   CHECK_FALSE(load(std::vector<std::string>{source, one}).kernels[0].profiled_traffic.l2_read_from_l1_sectors.has_value());
-  const std::string bad = raw_with_added_columns({{"lts__t_sectors_srcunit_tex_op_read.sum", "-1"}, {"lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "1"}});
+  const std::string bad = raw_with_first_launch({{"lts__t_sectors_srcunit_tex_op_read.sum", "-1"}, {"lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "1"}});
   CHECK_THROWS_WITH(load(std::vector<std::string>{source, bad}),
                     doctest::Contains("column 'lts__t_sectors_srcunit_tex_op_read.sum': expected a non-negative sector count, found '-1'"));
   std::filesystem::remove(raw);
