@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-__device__ __forceinline__ unsigned word_of(unsigned line) { return line * 32u + ((line * 13u) & 31u); }
+__host__ __device__ __forceinline__ unsigned word_of(unsigned line) { return line * 32u + ((line * 13u) & 31u); }
 
 // The lines in the cycle's order (`order`) and the device buffer that holds the cycle (`buf`,
 // lines x 128 B; the caller frees it).
@@ -25,7 +25,7 @@ struct LineCycle {
     std::iota(order.begin(), order.end(), 0u);
     std::shuffle(order.begin(), order.end(), rng);
     std::vector<unsigned> host(lines * 32, 0);
-    for (std::size_t i = 0; i < lines; ++i) host[static_cast<std::size_t>(order[i]) * 32 + ((order[i] * 13u) & 31u)] = order[(i + 1) % lines];
+    for (std::size_t i = 0; i < lines; ++i) host[word_of(order[i])] = order[(i + 1) % lines];
     if (cudaError_t e = cudaMalloc(&buf, lines * 128); e != cudaSuccess) return e;
     return cudaMemcpy(buf, host.data(), lines * 128, cudaMemcpyHostToDevice);
   }
