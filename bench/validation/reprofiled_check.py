@@ -14,22 +14,22 @@ Train part only: these programs may be read per kernel.
 """
 import argparse
 import csv
-import json
 import lzma
 import math
 import os
-import subprocess
 import tempfile
 from collections import defaultdict
 
+from evaluate import report
+from ingest import read_ncu_raw
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 FROM_L1 = ("lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum")
-US_PER_UNIT = {"ms": 1e3, "msecond": 1e3, "us": 1.0, "usecond": 1.0, "ns": 1e-3, "nsecond": 1e-3}
 
 
 def predict(gpuperf, inputs, gpu):
-    r = subprocess.run([gpuperf, "report", *inputs, "--gpu", gpu, "--target", "duration", "--json", "-q"], capture_output=True, text=True)
-    return {k["input_launch_id"]: k["time_us"] for k in json.loads(r.stdout)["kernels"]} if r.returncode == 0 else {}
+    """launch id -> predicted kernel duration in us ({} where gpuperf failed)."""
+    return {lid: k["time_us"] for lid, k in report(gpuperf, inputs, gpu, "duration")[0].items()}
 
 
 def main():
@@ -47,11 +47,9 @@ def main():
         d = os.path.join(HERE, "data", "h200", suite, program, "reprofiled")
         if not os.path.exists(os.path.join(d, "ncu_raw.csv.xz")):
             continue
+        measured = {lid: us for lid, _, us, _, _ in read_ncu_raw(os.path.join(d, "ncu_raw.csv.xz"))}
         rows = list(csv.reader(lzma.open(os.path.join(d, "ncu_raw.csv.xz"), "rt")))
-        head, units = rows[0], rows[1]
-        t = head.index("gpu__time_duration.sum")
-        measured = {int(r[head.index("ID")]) + 1: float(r[t].replace(",", "")) * US_PER_UNIT[units[t]] for r in rows[2:]}
-        blank = [head.index(c) for c in FROM_L1]
+        blank = [rows[0].index(c) for c in FROM_L1]
         source, listing = os.path.join(d, "ncu_source.csv.xz"), os.path.join(d, "sass.cuobjdump.sass.xz")
         with tempfile.TemporaryDirectory() as tmp:
             kernel_wide = os.path.join(tmp, "ncu_raw.csv")
