@@ -672,6 +672,49 @@ TEST_CASE("a first touch whose 64 B neighbour an earlier load fetched waits for 
   CHECK(pc_latency_of(stored, h100, 0x20) > 0.95 * h100.dram_latency);
 }
 
+// `ctas` CTAs of one warp, each `steps` loads whose 32 lanes read 4 B `stride` bytes apart (4096:
+// a sector of 32 lines, a gather; 4: one line), every sector touched once, each load's register
+// used by the next instruction.
+Kernel strided_loads(int ctas, int steps, unsigned stride) {
+  std::ostringstream t;
+  t << "-kernel name = strided\n-kernel id = 1\n-grid dim = (" << ctas << ",1,1)\n-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n"
+       "-binary version = 90\n-cuda stream id = 0\n-accelsim tracer version = 5\n\n#BEGIN_TB\n";
+  for (int c = 0; c < ctas; ++c) {
+    t << "\nthread block = " << c << ",0,0\n\nwarp = 0\ninsts = " << 2 * steps + 1 << "\n";
+    for (int x = 0; x < steps; ++x)
+      t << "0010 ffffffff 1 R4 LDG.E 1 R2 4 1 0x" << std::hex << 0x10000000ull + (static_cast<unsigned long long>(c) * steps + x) * 32 * stride
+        << std::dec << " " << stride << " 0\n0020 ffffffff 1 R6 IADD3 2 R4 R4 0 0\n";
+    t << "fff0 ffffffff 0 EXIT 0 0 0\n";
+  }
+  t << "#END_TB\n";
+  return kernel_from_trace_text(t.str(), "gpuperf_test_strided.traceg");
+}
+
+TEST_CASE("a gather's first touches take DRAM at its random-access rate, not its bandwidth (dram_random_sectors_per_ns)") {
+  // Random sectors arrive at 44.7 a ns on the H100 and the H200 alike (calibrate: one sector of
+  // each of 32 lines a request from every SM; shared_fill_probe's warps on lines of their own
+  // reach 40): DRAM's accesses limit them, not its bytes.
+  PredictOptions o;
+  o.target = Target::duration;
+  auto h100 = GpuSpec::from_catalog(shipped_tables(), "h100");
+  const double per_ns = h100.arch_table().mem("dram_random_sectors_per_ns");
+  CHECK(per_ns == doctest::Approx(44.69));
+  const auto gather = Predictor(std::make_shared<const Kernel>(strided_loads(64, 16, 4096))).predict(h100, o);
+  const double sectors = 64.0 * 16 * 32;
+  CHECK(gather.memory.dram_gathered_sectors == doctest::Approx(sectors));
+  CHECK(gather.bounds.dram == doctest::Approx(sectors / (per_ns * 1e3) * h100.sm_clock_mhz));
+  CHECK(gather.bounds.dram > 1.5 * bound::bandwidth(gather.memory.dram_read_bytes, h100.dram_bandwidth_gbs * h100.dram_efficiency, h100.sm_clock_mhz));
+  // The same sectors a line at a time stream: the bandwidth bounds them.
+  const auto lines = Predictor(std::make_shared<const Kernel>(strided_loads(64, 16, 4))).predict(h100, o);
+  CHECK(lines.memory.dram_gathered_sectors == 0);
+  CHECK(lines.bounds.dram == doctest::Approx(bound::bandwidth(lines.memory.dram_read_bytes, h100.dram_bandwidth_gbs * h100.dram_efficiency, h100.sm_clock_mhz)));
+  // An architecture whose table has no measurement (sm_80) bounds the gather by bytes alone.
+  auto a100 = GpuSpec::from_catalog(shipped_tables(), "a100");
+  CHECK(a100.arch_table().mem("dram_random_sectors_per_ns") == 0);
+  const auto on_a100 = Predictor(std::make_shared<const Kernel>(strided_loads(64, 16, 4096))).predict(a100, o);
+  CHECK(on_a100.bounds.dram == doctest::Approx(bound::bandwidth(on_a100.memory.dram_read_bytes, a100.dram_bandwidth_gbs * a100.dram_efficiency, a100.sm_clock_mhz)));
+}
+
 // One warp, `reps` loads of one 4 B word in each of `lines` lines (rows 16 KiB apart), every
 // line touched once, then a use of the register.
 Kernel wide_loads(int reps, int lines) {

@@ -115,7 +115,8 @@ inline const std::vector<ParamSpec>& param_schema() {
        "(measured 0.63 on sm_90 only)"},
       {S::memory, "l2_dirty_retained_fraction", "of the L2's capacity", 0, 1, U::defaulted, 0,
        "not modelled without a measurement: 0 writes back during the kernel every sector it dirties (measured 0.41 on sm_90 only)"},
-      {S::memory, "dram_random_sectors_per_ns", "sectors per ns", 1, 10000, U::reference},
+      {S::memory, "dram_random_sectors_per_ns", "sectors per ns", 0, 10000, U::defaulted, 0,
+       "not modelled without a measurement: 0 bounds no gather by DRAM's access rate (measured 44.7 on sm_90 only)"},
       // Arch table: cache geometry.
       {S::cache, "sector_bytes", "bytes", 8, 256, U::defaulted, 32,
        "seed: F0 Table 3.1 gives 32-byte sectors for Pascal and Volta (sm_60.json, sm_70.json)"},

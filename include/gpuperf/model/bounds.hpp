@@ -113,6 +113,13 @@ inline double sm_and_memory(const OverlapParts& o, double p) {
 }
 // Bytes over a bandwidth in GB/s, in cycles of a clock in MHz.
 inline double bandwidth(double bytes, double gbs, double clock_mhz) { return gbs > 0 ? bytes / (gbs * 1e3) * clock_mhz : 0; }
+// DRAM's time for `sectors` it reads each as an access of its own, at `per_ns` such accesses a
+// ns (0: not measured, no bound). Random sectors arrive at the same rate on the H100 and the
+// H200 (dram_random_sectors_per_ns, 44.7 a ns), though the H200 streams 1.4x faster: the
+// accesses, not the bytes, limit them.
+inline double dram_random_accesses(double sectors, double per_ns, double clock_mhz) {
+  return per_ns > 0 ? sectors / (per_ns * 1e3) * clock_mhz : 0;
+}
 // The L2's time, in two parts. Stores scattered over many lines: L2 takes the stores'
 // `store_sectors` as line-writes, `store_lines` of them, at most `line_fraction` of its read rate
 // in sectors (0: no line limit), however few bytes each writes. Where the L2's write rate is

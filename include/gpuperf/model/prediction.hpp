@@ -145,6 +145,10 @@ struct MemoryStats {
   std::string rates_profiled_on;             // counts-only input: hit rates from this GPU's profile counters
   double profiled_l2_ratio = 1;              // target L2 / profiled L2 the rates were carried over by
   double dram_read_bytes = 0, dram_write_bytes = 0, l2_bytes = 0;
+  // Of the DRAM reads, the sectors the grid's gathers touch first (traced loads of one sector a
+  // line), less those a 64 B fill brought with a neighbour: each a DRAM access of its own, which
+  // DRAM takes at its random-access rate (bound::dram_random_accesses).
+  double dram_gathered_sectors = 0;
   double atomic_l2_miss_share = 0;           // global atomics' updates whose line the L2 no longer holds
   bool atomic_l2_miss_profiled = false;      // that share is from a profile's atomic L2 misses, not from traced lines
   double avg_load_latency = 0;               // cycles
