@@ -85,8 +85,12 @@ def trace_truncated(path):
 
 
 def naive_us(k):
-    b = k["bounds_cycles"]
-    return max(b["issue"], b["functional_unit"], b["dram"]) / k["sm_clock_mhz"] + k["launch_overhead_us"]
+    """The naive issue/bandwidth bound: the model's issue and unit bounds and its DRAM bytes at the
+    bandwidth (not its DRAM bound, which also takes gathers at DRAM's random-access rate)."""
+    b, m = k["bounds_cycles"], k["memory"]
+    gbs = k["roofline"]["dram_gbs"]
+    dram = (m["dram_read_bytes"] + m["dram_write_bytes"]) / (gbs * 1e3) * k["sm_clock_mhz"] if gbs > 0 else 0.0
+    return max(b["issue"], b["functional_unit"], dram) / k["sm_clock_mhz"] + k["launch_overhead_us"]
 
 
 def listing_input(d):
