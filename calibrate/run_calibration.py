@@ -501,9 +501,11 @@ def to_table(results, meta, arch):
         put("memory", "dram_random_sectors_per_ns", rnd * clock_ghz,
             note=f"every SM, 32 warps each, loads (ld.cg) of one sector in each of 32 lines per request, lines spread over 2 GiB: "
                  f"{rnd:g} sectors per cycle of the {meta['device']['max_clock_mhz']} MHz SM clock for the whole GPU; streaming "
-                 f"(bandwidth.dram_copy) moves {(val('bandwidth.dram_copy') or 0) / 32:g} sectors per ns; reference: charging this rate "
-                 "to first loads whose 64 B neighbour the traced CTAs never read made the train part worse (traces' mean |log "
-                 "error| 0.172 -> 0.180: a sampled trace sees too little of the footprint to tell random from strided)")
+                 f"(bandwidth.dram_copy) moves {(val('bandwidth.dram_copy') or 0) / 32:g} sectors per ns. The model bounds DRAM by it "
+                 "for the grid's first touches of traced gathers (loads of about a sector a line), less those a 64 B fill brought "
+                 "with a neighbour (calibrate/shared_fill_probe.cu's warps on lines of their own reach 40 a ns on the H200). Tried "
+                 "on every first load whose 64 B neighbour the traced CTAs never read, it made the train part worse (traces' mean "
+                 "|log error| 0.172 -> 0.180: a sampled trace sees too little of the footprint to tell random from strided)")
     # DRAM latency under load (reference): below saturation a curve of latency vs the achieved
     # fraction of the theoretical peak; at saturation latency depends on the demand, not on the
     # utilization, so those points give the saturated utilization and its latency range.
