@@ -7,10 +7,14 @@ line over the spin whose slope is one SM cycle per round. Its intercept holds th
 launch term, the first round's staggered start (every slot's CTA dispatched one interval after
 the last) and one turnaround per round.
 
-    python3 calibrate/results/dispatch_overlap_probe/turnaround.py
+    python3 calibrate/results/dispatch_overlap_probe/turnaround.py [h100|h200] [run file]
+
+The H100's first run (dispatch_overlap_probe.h100.jsonl) is the default; an H200 run takes the
+H200's own launch term from its calibration results.
 """
 import json
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CALIBRATE = os.path.dirname(os.path.dirname(HERE))
@@ -38,11 +42,14 @@ def line(xs, ys):
 
 
 def main():
-    bench = results(os.path.join(CALIBRATE, "results", "nvidia-h100-80gb-hbm3.results.json"))
+    gpu = sys.argv[1] if len(sys.argv) > 1 else "h100"
+    calibration = {"h100": "nvidia-h100-80gb-hbm3", "h200": "nvidia-h200"}[gpu]
+    run = sys.argv[2] if len(sys.argv) > 2 else f"dispatch_overlap_probe.{gpu}.jsonl"
+    bench = results(os.path.join(CALIBRATE, "results", f"{calibration}.results.json"))
     table = json.load(open(os.path.join(CALIBRATE, "..", "latency_tables", "arch", "sm_90.json")))
     interval = table["curves"]["cta_dispatch_interval_cycles_vs_warps_per_cta"]
     launch = launch_term_us(bench)
-    points = [json.loads(l) for l in open(os.path.join(HERE, "dispatch_overlap_probe.h100.jsonl"))]
+    points = [json.loads(l) for l in open(os.path.join(HERE, run))]
     for threads, from_spin in ((32, 6000), (256, 1500)):
         pts = [p for p in points if p["threads"] == threads and p["spin_cycles"] >= from_spin]
         slope, intercept = line([p["spin_cycles"] for p in pts], [p["best_us"] for p in pts])
