@@ -557,6 +557,20 @@ TEST_CASE("constant loads share the SM's one constant unit: 2 cycles per warp LD
   CHECK(rc.cycles < 4 * 208 + 40);
 }
 
+TEST_CASE("VIADD runs beside the integer ALU on Hopper, not on it (measured)") {
+  // 32 warps of independent VIADD and LOP3 pairs. On the H200 such pairs issue as IMAD/LOP3
+  // pairs do and LOP3 pairs take twice as long (calibrate/alu_pipe_probe.cu): the ALU holds the
+  // LOP3s only, 2.01 cycles each a sub-partition, not the VIADDs' as well.
+  const int N = 200;
+  auto g = GpuSpec::from_catalog(tables(), "h200");
+  auto k = synthetic({{"VIADD", "R1", {"R1"}}, {"LOP3.LUT", "R2", {"R2", "R3", "R4"}}, {"VIADD", "R5", {"R5"}}, {"LOP3.LUT", "R6", {"R6", "R3", "R4"}}},
+                     N, 32, 90);
+  auto r = Predictor(std::shared_ptr<const Kernel>(k)).predict(g);
+  // 8 warps a sub-partition, 2N LOP3s each.
+  CHECK(r.bounds.functional_unit == doctest::Approx(2.01 * 8 * 2 * N).epsilon(0.01));
+  CHECK(r.bounds.busiest_unit == "int");
+}
+
 TEST_CASE("physical floor: a simulated round never ends below the kernel's issue and unit bounds") {
   Session s(load_trace_text(uneven_ctas_trace(2000), "gpuperf_test_uneven_ctas.traceg"));
   auto k = s.predict(GpuSpec::from_catalog(tables(), "h100")).kernels.at(0);
