@@ -51,6 +51,22 @@ constexpr int kPasses = 16;
   asm volatile("{.reg .f32 f; add.u32 %0, %0, 0x1234567; mov.b32 f, %0; fma.rn.f32 f, f, %1, %1; mov.b32 %0, f;}" : "+r"(x) : "f"(__uint_as_float(y)))
 #define OP_LOP3_LOP3(x, y) asm volatile("lop3.b32 %0, %0, %1, %2, 0x96; lop3.b32 %0, %0, %2, %1, 0x69;" : "+r"(x) : "r"(y), "r"(y * 3u))
 
+// Opcodes the ISA table classes by analogy, each in a chain of its own or (where ptxas would
+// fold or re-pick it) after a LOP3: Nsight Compute's instructions by pipe
+// (sm__inst_executed_pipe_{alu,fma,fmaheavy,fmalite}) beside the SASS's opcode counts say where
+// each goes, the timings how fast.
+#define OP_SHL_LOP3(x, y) asm volatile("mul.lo.u32 %0, %0, 8; lop3.b32 %0, %0, %1, %2, 0x96;" : "+r"(x) : "r"(y), "r"(y * 3u))
+#define OP_ADDR_LOP3(x, y) asm volatile("add.u32 %0, %0, %1; lop3.b32 %0, %0, %1, %2, 0x96;" : "+r"(x) : "r"(y), "r"(y * 3u))
+#define OP_FMNMX(x, y) asm volatile("min.f32 %0, %0, %1;" : "+f"(x) : "f"(y))
+#define OP_FSETP_FSEL(x, y) asm volatile("{.reg .pred p; setp.lt.f32 p, %0, %1; selp.f32 %0, %1, %0, p;}" : "+f"(x) : "f"(y))
+#define OP_ISETP_SEL(x, y) asm volatile("{.reg .pred p; setp.lt.u32 p, %0, %1; selp.b32 %0, %1, %0, p;}" : "+r"(x) : "r"(y))
+#define OP_IMNMX(x, y) asm volatile("min.s32 %0, %0, %1;" : "+r"(x) : "r"(y))
+#define OP_IABS_LOP3(x, y) asm volatile("abs.s32 %0, %0; lop3.b32 %0, %0, %1, %2, 0x96;" : "+r"(x) : "r"(y), "r"(y * 3u))
+#define OP_I2FP(x, y) do { (void)(y); asm volatile("{.reg .f32 f; cvt.rn.f32.s32 f, %0; mov.b32 %0, f;}" : "+r"(x)); } while (0)
+#define OP_F2FP(x, y) asm volatile("cvt.rn.bf16x2.f32 %0, %1, %0;" : "+r"(x) : "f"(__uint_as_float(y)))
+#define OP_HFMA2(x, y) asm volatile("fma.rn.f16x2 %0, %0, %1, %1;" : "+r"(x) : "r"(y))
+#define OP_HADD2(x, y) asm volatile("add.rn.f16x2 %0, %0, %1;" : "+r"(x) : "r"(y))
+
 // 8 chains: a[0..3] take step A, b[0..3] step B (A == B: the opcode alone).
 #define PIPE_KERNEL(NAME, TA, OPA, TB, OPB)                                                     \
   __global__ void NAME(long long* cycles, unsigned* sink, unsigned seed) {                      \
@@ -81,6 +97,17 @@ PIPE_KERNEL(pipe_viadd_then_lop3, unsigned, OP_VIADD_LOP3, unsigned, OP_VIADD_LO
 PIPE_KERNEL(pipe_viadd_then_imad, unsigned, OP_VIADD_IMAD, unsigned, OP_VIADD_IMAD)
 PIPE_KERNEL(pipe_viadd_then_ffma, unsigned, OP_VIADD_FFMA, unsigned, OP_VIADD_FFMA)
 PIPE_KERNEL(pipe_lop3_then_lop3, unsigned, OP_LOP3_LOP3, unsigned, OP_LOP3_LOP3)
+PIPE_KERNEL(pipe_shl_then_lop3, unsigned, OP_SHL_LOP3, unsigned, OP_SHL_LOP3)
+PIPE_KERNEL(pipe_addr_then_lop3, unsigned, OP_ADDR_LOP3, unsigned, OP_ADDR_LOP3)
+PIPE_KERNEL(pipe_fmnmx, float, OP_FMNMX, float, OP_FMNMX)
+PIPE_KERNEL(pipe_fsetp_then_fsel, float, OP_FSETP_FSEL, float, OP_FSETP_FSEL)
+PIPE_KERNEL(pipe_isetp_then_sel, unsigned, OP_ISETP_SEL, unsigned, OP_ISETP_SEL)
+PIPE_KERNEL(pipe_imnmx, unsigned, OP_IMNMX, unsigned, OP_IMNMX)
+PIPE_KERNEL(pipe_iabs_then_lop3, unsigned, OP_IABS_LOP3, unsigned, OP_IABS_LOP3)
+PIPE_KERNEL(pipe_i2fp, unsigned, OP_I2FP, unsigned, OP_I2FP)
+PIPE_KERNEL(pipe_f2fp, unsigned, OP_F2FP, unsigned, OP_F2FP)
+PIPE_KERNEL(pipe_hfma2, unsigned, OP_HFMA2, unsigned, OP_HFMA2)
+PIPE_KERNEL(pipe_hadd2, unsigned, OP_HADD2, unsigned, OP_HADD2)
 PIPE_KERNEL(pipe_prmt, unsigned, OP_PRMT, unsigned, OP_PRMT)
 PIPE_KERNEL(pipe_ffma, float, OP_FFMA, float, OP_FFMA)
 PIPE_KERNEL(pipe_imad, unsigned, OP_IMAD, unsigned, OP_IMAD)
@@ -112,7 +139,10 @@ int main() {
                         {"prmt+imad", pipe_prmt_imad}, {"viadd+prmt", pipe_viadd_prmt},
                         {"viadd_u", pipe_viadd_u},     {"viadd_u+lop3", pipe_viadd_u_lop3}, {"viadd_u+ffma", pipe_viadd_u_ffma},
                         {"viadd>lop3", pipe_viadd_then_lop3}, {"viadd>imad", pipe_viadd_then_imad}, {"viadd>ffma", pipe_viadd_then_ffma},
-                        {"lop3>lop3", pipe_lop3_then_lop3}};
+                        {"lop3>lop3", pipe_lop3_then_lop3},   {"shl>lop3", pipe_shl_then_lop3}, {"addr>lop3", pipe_addr_then_lop3},
+                        {"fmnmx", pipe_fmnmx},               {"fsetp>fsel", pipe_fsetp_then_fsel},   {"isetp>sel", pipe_isetp_then_sel},
+                        {"imnmx", pipe_imnmx},               {"iabs>lop3", pipe_iabs_then_lop3}, {"i2fp", pipe_i2fp},
+                        {"f2fp", pipe_f2fp},                 {"hfma2", pipe_hfma2},             {"hadd2", pipe_hadd2}};
   std::vector<long long> host(sms);
   // Warp instructions a sub-partition issues: 8 warps x 8 chains x steps x passes, two a step
   // for the pairs (name with '>').

@@ -137,7 +137,17 @@ TEST_CASE("opcode tokenising is exact, not substring matching") {
   CHECK_FALSE(unknown);
   CHECK(classify(isa, sass::tokenize_opcode("BAR.SYNC.DEFER_BLOCKING"), unknown) == "barrier");
   CHECK(classify(isa, sass::tokenize_opcode("IMAD.WIDE.U32"), unknown) == "imad_wide");
-  CHECK(classify(isa, sass::tokenize_opcode("IMAD.MOV.U32"), unknown) == "int");
+  // IMAD's moves, adds and shifts issue to the FMA pipe as IMAD does (H200,
+  // calibrate/alu_pipe_probe.cu: IMAD.IADD and IMAD.SHL.U32 beside LOP3s, none on the ALU).
+  CHECK(classify(isa, sass::tokenize_opcode("IMAD.MOV.U32"), unknown) == "imad");
+  CHECK(classify(isa, sass::tokenize_opcode("IMAD.IADD"), unknown) == "imad");
+  CHECK(classify(isa, sass::tokenize_opcode("IMAD.SHL.U32"), unknown) == "imad");
+  // Float compares, selects and min/max are the ALU's, not the FMA pipe's (the same probe).
+  CHECK(classify(isa, sass::tokenize_opcode("FSETP.GEU.AND"), unknown) == "int");
+  CHECK(classify(isa, sass::tokenize_opcode("FSEL"), unknown) == "int");
+  CHECK(classify(isa, sass::tokenize_opcode("FMNMX"), unknown) == "int");
+  CHECK(classify(isa, sass::tokenize_opcode("I2FP.F32.S32"), unknown) == "int");
+  CHECK(classify(isa, sass::tokenize_opcode("F2FP.BF16.F32.PACK_AB"), unknown) == "int");
   CHECK(classify(isa, sass::tokenize_opcode("HFMA2.MMA"), unknown) == "fp32");
   CHECK(classify(isa, sass::tokenize_opcode("ST.E.SYS"), unknown) == "global_mem");  // PPT-GPU issue #1 aborted here
   CHECK_FALSE(unknown);
@@ -332,8 +342,9 @@ TEST_CASE("opcode-level values: a base mnemonic's value is not its modifier clas
   CHECK(make_descriptor("IMAD.WIDE.U32", a80, isa).op_class == "imad_wide");
   CHECK(make_descriptor("IMAD.WIDE.U32", a80, isa).issue_interval == 4);
   CHECK(make_descriptor("IMAD.WIDE", a80, isa).latency == 7);
-  // IMAD.MOV is an int-class move: its own class, not IMAD's values either way.
-  CHECK(make_descriptor("IMAD.MOV.U32", a80, isa).op_class == "int");
+  // IMAD.MOV takes its modifier's class (imad, as IMAD), not IMAD's opcode-level values.
+  CHECK(make_descriptor("IMAD.MOV.U32", a80, isa).op_class == "imad");
+  CHECK(make_descriptor("IMAD.MOV.U32", a80, isa).issue_interval == 2);
   // sm_90 measured IMAD.WIDE.U32 (calibrate/microbench.cu imad_wide_iadd3): 8 cycles, 5.08.
   CHECK(make_descriptor("IMAD.WIDE.U32", a90, isa).latency == doctest::Approx(8.0));
   CHECK(make_descriptor("IMAD.WIDE.U32", a90, isa).issue_interval == doctest::Approx(5.08));
