@@ -1,7 +1,6 @@
-// Probe (not a table group): which pipe the integer opcodes of sm_90 code without a measured
-// entry of their own run on. The ISA table classes VIADD and PRMT with the integer ALU (class
-// `int`, 2 cycles a warp instruction a sub-partition, measured on IADD3 chains) by analogy with
-// Volta; ptxas for sm_90 emits VIADD for most adds of an immediate and PRMT for every sign or
+// Probe (not a table group): which pipe the opcodes that the ISA table classed by analogy issue
+// to on sm_90 (VIADD, PRMT, IMAD's forms, IABS, FMNMX, FSETP/FSEL, I2FP, F2FP, VIMNMX3, HFMA2,
+// HADD2). ptxas for sm_90 emits VIADD for most adds of an immediate and PRMT for every sign or
 // zero extension of a byte or half, so both are common in real kernels (HeCBench convolution1D's
 // conv1d<short>: 3 VIADD and 3 PRMT in its 16-instruction loop).
 //
@@ -9,8 +8,9 @@
 // sub-partition), and reports the cycles of the slowest CTA over the warp instructions of one
 // sub-partition: an opcode's issue interval. The mixes interleave 4 chains of one opcode with
 // 4 of another: on one pipe their intervals add (the mix takes their mean), on two pipes the
-// slower one alone sets the pace (the mix takes half of it). The SASS of each kernel, which the
-// driver script saves, shows what ptxas made of the PTX.
+// slower one alone sets the pace (the mix takes half of it). The SASS of each kernel and
+// Nsight Compute's instructions by pipe, which the driver script saves, show what ptxas made of
+// the PTX and where it issued.
 //
 //   nvcc -O3 -arch=sm_90 -o alu_pipe_probe calibrate/alu_pipe_probe.cu && ./alu_pipe_probe
 // Output: one JSON object per line.
@@ -19,14 +19,7 @@
 #include <cstring>
 #include <vector>
 
-#define CK(x)                                                                                    \
-  do {                                                                                           \
-    cudaError_t e = (x);                                                                         \
-    if (e != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "CUDA error %s at line %d\n", cudaGetErrorString(e), __LINE__);       \
-      return 1;                                                                                  \
-    }                                                                                            \
-  } while (0)
+#include "cuda_check.cuh"
 
 constexpr int kSteps = 256;  // steps of each chain a timed pass (unrolled)
 constexpr int kPasses = 16;

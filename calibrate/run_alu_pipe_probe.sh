@@ -16,7 +16,7 @@ xz -9 -c "$B/alu_pipe_probe.sass.txt" > "$OUT/alu_pipe_probe.sass.txt.xz"
 # Per kernel: how many of each opcode its SASS holds.
 awk '/Function :/ { k = $3 } /\/\*[0-9a-f]{4}\*\// { for (i = 1; i <= NF; ++i) if ($i ~ /^[A-Z][A-Z0-9_.]+$/ && $i !~ /^R[0-9]/ && $i !~ /^P[0-9T]/) { split($i, o, "."); n[k " " o[1]]++; break } }
      END { for (x in n) print x, n[x] }' "$B/alu_pipe_probe.sass.txt" | sort > "$OUT/alu_pipe_probe.opcodes.txt"
-timeout 120 "$B/alu_pipe_probe" > "$OUT/alu_pipe_probe.h200.jsonl"; timeout 120 "$B/alu_pipe_probe" > "$OUT/alu_pipe_probe.h200.run2.jsonl" 2> "$OUT/alu_pipe_probe.err"
+{ timeout 120 "$B/alu_pipe_probe" > "$OUT/alu_pipe_probe.h200.jsonl"; timeout 120 "$B/alu_pipe_probe" > "$OUT/alu_pipe_probe.h200.run2.jsonl"; } 2> "$OUT/alu_pipe_probe.err"
 ncu --query-metrics 2>/dev/null | grep -o '^sm__inst_executed_pipe_[a-z0-9_]*' | sort -u > "$B/pipe_metrics.txt"
 metrics=$(paste -sd, "$B/pipe_metrics.txt" | sed 's/\([a-z0-9_]*\)/\1.sum/g')
 timeout 400 ncu --csv --metrics "smsp__inst_executed.sum,$metrics" -c 200 "$B/alu_pipe_probe" 2> "$OUT/alu_pipe_probe.ncu.err" | xz -9 > "$OUT/alu_pipe_probe.ncu.csv.xz"

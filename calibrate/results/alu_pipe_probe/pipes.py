@@ -5,8 +5,9 @@ instructions by pipe beside the kernel's SASS opcode counts and its timing.
 
 DIR (default: this folder) holds alu_pipe_probe.ncu.csv.xz (ncu --csv of every launch),
 alu_pipe_probe.opcodes.txt (kernel, opcode, count in the SASS) and alu_pipe_probe.h200.jsonl.
-For each kernel: its warp instructions by pipe (ALU, FMA heavy and lite halves), per warp of
-the grid, its two most frequent opcodes in the SASS, and the measured cycles a warp instruction.
+For each kernel: the share of its warp instructions each pipe issued (ALU, the FMA pipe's heavy
+and light halves, ...), its two most frequent opcodes in the SASS (their base mnemonic: the
+opcode counts drop the modifiers), and the measured cycles a warp instruction.
 """
 import collections
 import csv
